@@ -1,0 +1,203 @@
+//! [`FileIO`]: reads, ranged reads, listing and existence checks across stores.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use futures::TryStreamExt;
+use object_store::path::Path;
+use object_store::ObjectStore;
+
+use super::storage::{build_store, parse_location, Location};
+use crate::{Error, ErrorKind, Result};
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStatus {
+    /// The last path segment.
+    pub name: String,
+    /// Size in bytes (0 for directories).
+    pub size: u64,
+    /// Whether it is a directory (a common prefix).
+    pub is_dir: bool,
+}
+
+/// Storage access for every location a table refers to. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct FileIO {
+    options: Arc<HashMap<String, String>>,
+    stores: Arc<Mutex<HashMap<String, Arc<dyn ObjectStore>>>>,
+}
+
+impl std::fmt::Debug for FileIO {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileIO").finish_non_exhaustive()
+    }
+}
+
+fn with_file(e: impl Into<Error>, location: &str) -> Error {
+    e.into().with_context("file", location)
+}
+
+impl FileIO {
+    /// A `FileIO` configured by `options` (catalog and table options).
+    pub fn new(options: HashMap<String, String>) -> Self {
+        FileIO {
+            options: Arc::new(options),
+            stores: Arc::default(),
+        }
+    }
+
+    /// The store and path for `location`.
+    pub fn resolve(&self, location: &str) -> Result<(Arc<dyn ObjectStore>, Path)> {
+        let loc: Location = parse_location(location)?;
+        let mut stores = self
+            .stores
+            .lock()
+            .map_err(|_| Error::internal("FileIO store cache poisoned"))?;
+        if let Some(s) = stores.get(&loc.store_key) {
+            return Ok((s.clone(), loc.path));
+        }
+        let store = build_store(&loc, &self.options)?;
+        stores.insert(loc.store_key.clone(), store.clone());
+        Ok((store, loc.path))
+    }
+
+    /// Reads a whole file.
+    pub async fn read(&self, location: &str) -> Result<Bytes> {
+        let (store, path) = self.resolve(location)?;
+        let r = store.get(&path).await.map_err(|e| with_file(e, location))?;
+        r.bytes().await.map_err(|e| with_file(e, location))
+    }
+
+    /// Reads `range` of a file; a short read is an error.
+    pub async fn read_range(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
+        let (store, path) = self.resolve(location)?;
+        let want = range.end.saturating_sub(range.start);
+        let b = store
+            .get_range(&path, range.clone())
+            .await
+            .map_err(|e| with_file(e, location))?;
+        if b.len() as u64 != want {
+            return Err(Error::data_invalid("short read")
+                .with_context("file", location)
+                .with_context("range", format!("{range:?}"))
+                .with_context("got", b.len().to_string()));
+        }
+        Ok(b)
+    }
+
+    /// Reads many ranges of one file.
+    pub async fn read_ranges(&self, location: &str, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
+        let (store, path) = self.resolve(location)?;
+        store
+            .get_ranges(&path, ranges)
+            .await
+            .map_err(|e| with_file(e, location))
+    }
+
+    /// The size of a file.
+    pub async fn size(&self, location: &str) -> Result<u64> {
+        let (store, path) = self.resolve(location)?;
+        let m = store
+            .head(&path)
+            .await
+            .map_err(|e| with_file(e, location))?;
+        Ok(m.size)
+    }
+
+    /// Whether a file exists.
+    pub async fn exists(&self, location: &str) -> Result<bool> {
+        match self.size(location).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Lists the direct children of a directory (files and sub-directories); a missing
+    /// directory lists as empty.
+    pub async fn list(&self, dir: &str) -> Result<Vec<FileStatus>> {
+        let (store, path) = self.resolve(dir)?;
+        let res = match store.list_with_delimiter(Some(&path)).await {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => return Ok(vec![]),
+            Err(e) => return Err(with_file(e, dir)),
+        };
+        let mut out: Vec<FileStatus> = res
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename().map(|n| (n.to_string(), 0, true)))
+            .chain(res.objects.iter().filter_map(|o| {
+                o.location
+                    .filename()
+                    .map(|n| (n.to_string(), o.size, false))
+            }))
+            .map(|(name, size, is_dir)| FileStatus { name, size, is_dir })
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Lists a directory, mapping a storage failure to an error naming it.
+    pub async fn list_names(&self, dir: &str) -> Result<Vec<String>> {
+        Ok(self.list(dir).await?.into_iter().map(|s| s.name).collect())
+    }
+
+    /// Streams a listing recursively (used by tooling; not on read paths).
+    pub async fn list_recursive(&self, dir: &str) -> Result<Vec<String>> {
+        let (store, path) = self.resolve(dir)?;
+        store
+            .list(Some(&path))
+            .map_ok(|m| m.location.to_string())
+            .try_collect()
+            .await
+            .map_err(|e| with_file(e, dir))
+    }
+}
+
+/// Joins a directory location and a relative path with one `/`.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn reads_lists_and_reports_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap().to_string();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("a.txt"), b"hello world").unwrap();
+        let io = FileIO::default();
+        let a = join(&root, "a.txt");
+        assert_eq!(
+            io.read(&a).await.unwrap(),
+            Bytes::from_static(b"hello world")
+        );
+        assert_eq!(
+            io.read_range(&a, 6..11).await.unwrap(),
+            Bytes::from_static(b"world")
+        );
+        assert!(io.read_range(&a, 6..20).await.is_err());
+        assert_eq!(io.size(&a).await.unwrap(), 11);
+        let names: Vec<_> = io.list(&root).await.unwrap();
+        assert_eq!(names.len(), 2);
+        assert!(names.iter().any(|s| s.name == "sub" && s.is_dir));
+        let missing = join(&root, "nope");
+        let e = io.read(&missing).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        assert!(e.to_string().contains("nope"));
+        assert!(!io.exists(&missing).await.unwrap());
+        assert!(io.list(&join(&root, "nodir")).await.unwrap().is_empty());
+        let via_url = format!("file://{}", a);
+        assert_eq!(io.size(&via_url).await.unwrap(), 11);
+    }
+}

@@ -1,0 +1,22 @@
+//! # paimon-core
+//!
+//! Read Apache Paimon tables (written by Java Paimon, pypaimon or paimon-cpp) into Apache Arrow.
+//!
+//! The crate is cut by stage: [`spec`] decodes on-disk structures, [`io`] reaches storage,
+//! [`catalog`] finds tables, [`expr`] holds predicates, [`bucket`] computes buckets, [`scan`]
+//! plans splits, and [`read`] turns splits into Arrow record batches.
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod error;
+pub mod io;
+pub mod spec;
+
+pub use error::{Error, ErrorKind, Result};
+
+#[cfg(test)]
+pub(crate) mod test_util;

@@ -1,0 +1,10 @@
+//! On-disk structures of Paimon tables and their decoding. No I/O here.
+
+pub mod bytes;
+pub mod datum;
+pub mod schema;
+pub mod types;
+
+pub use datum::{Datum, Decimal, Timestamp};
+pub use schema::TableSchema;
+pub use types::{DataField, DataType, TypeKind};
