@@ -1,1 +1,80 @@
-fn main() {}
+//! `paimon`: inspect, plan and read Apache Paimon tables from the command line.
+//!
+//! A thin layer over `paimon-core`: each subcommand parses its arguments, calls the library and
+//! renders the result. Data goes to stdout; progress and errors go to stderr.
+
+mod args;
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use paimon_core::ErrorKind;
+
+/// Inspect, plan and read Apache Paimon tables.
+///
+/// TABLE is a table directory (or URL), or a warehouse followed by `db.table`.
+///
+/// Exit codes: 0 success, 1 other failure, 2 usage error, 3 not found (table, snapshot, tag,
+/// file), 4 invalid or corrupt data, 5 unsupported feature.
+#[derive(Debug, Parser)]
+#[command(name = "paimon", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the databases and tables of a warehouse.
+    Tables(commands::tables::Args),
+    /// Print a table's latest schema, keys and options.
+    Schema(commands::schema::Args),
+    /// List a table's snapshots.
+    Snapshots(commands::snapshots::Args),
+    /// Plan a scan and print its splits and pruning metrics.
+    Scan(commands::scan::Args),
+    /// Read rows.
+    Read(commands::read::Args),
+    /// Time a full read against reading the same Parquet files directly with arrow-rs.
+    Bench(commands::bench::Args),
+}
+
+fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::NotFound => 3,
+        ErrorKind::DataInvalid => 4,
+        ErrorKind::Unsupported => 5,
+        ErrorKind::InvalidArgument => 2,
+        _ => 1,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Tables(a) => commands::tables::run(a).await,
+            Command::Schema(a) => commands::schema::run(a).await,
+            Command::Snapshots(a) => commands::snapshots::run(a).await,
+            Command::Scan(a) => commands::scan::run(a).await,
+            Command::Read(a) => commands::read::run(a).await,
+            Command::Bench(a) => commands::bench::run(a).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(exit_code(e.kind()))
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod bench;
+pub mod read;
+pub mod scan;
+pub mod schema;
+pub mod snapshots;
+pub mod tables;

@@ -1,0 +1,104 @@
+//! [`Table`]: one loaded Paimon table: where it lives, its latest schema and typed options.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::snapshot_manager::SnapshotManager;
+use crate::io::FileIO;
+use crate::spec::options::TableOptions;
+use crate::spec::schema::TableSchema;
+use crate::{Error, Result};
+
+/// A loaded table. Cheap to clone; immutable (scan-time option overrides make a new `Table`).
+#[derive(Debug, Clone)]
+pub struct Table {
+    location: String,
+    name: String,
+    io: FileIO,
+    schema: Arc<TableSchema>,
+    options: Arc<TableOptions>,
+    snapshots: SnapshotManager,
+}
+
+/// Makes a local path absolute and leaves URLs (`scheme:…`) alone.
+pub fn absolute_location(path: &str) -> Result<String> {
+    let has_scheme = path
+        .split_once(':')
+        .is_some_and(|(s, _)| s.len() > 1 && s.chars().all(|c| c.is_ascii_alphanumeric()));
+    if has_scheme {
+        return Ok(path.trim_end_matches('/').to_string());
+    }
+    let abs = std::path::absolute(path).map_err(|e| {
+        Error::invalid_argument(format!("cannot resolve path: {e}")).with_context("path", path)
+    })?;
+    let s = abs
+        .to_str()
+        .ok_or_else(|| Error::invalid_argument("path is not UTF-8").with_context("path", path))?;
+    Ok(s.trim_end_matches('/').to_string())
+}
+
+impl Table {
+    /// Opens the table at `location` (a local directory or a URL).
+    pub async fn open(location: &str) -> Result<Table> {
+        Self::open_with(FileIO::default(), location, &HashMap::new()).await
+    }
+
+    /// Opens a table with a given `FileIO` and dynamic options overriding the stored ones.
+    pub async fn open_with(
+        io: FileIO,
+        location: &str,
+        overrides: &HashMap<String, String>,
+    ) -> Result<Table> {
+        let location = absolute_location(location)?;
+        let snapshots = SnapshotManager::new(io.clone(), &location, None);
+        let schema = snapshots.latest_schema().await?;
+        let options = TableOptions::from_map(&schema.options)
+            .map_err(|e| e.with_context("table", location.clone()))?;
+        let options = if overrides.is_empty() {
+            options
+        } else {
+            options.with_overrides(overrides)?
+        };
+        let name = location.rsplit('/').next().unwrap_or_default().to_string();
+        Ok(Table {
+            location,
+            name,
+            io,
+            schema,
+            options: Arc::new(options),
+            snapshots,
+        })
+    }
+
+    /// This table with `overrides` applied on top of its options (Java dynamic options).
+    pub fn with_options(&self, overrides: &HashMap<String, String>) -> Result<Table> {
+        let mut t = self.clone();
+        t.options = Arc::new(self.options.with_overrides(overrides)?);
+        Ok(t)
+    }
+
+    /// Table root location.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+    /// The table's directory name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Storage access.
+    pub fn file_io(&self) -> &FileIO {
+        &self.io
+    }
+    /// The latest schema.
+    pub fn schema(&self) -> &Arc<TableSchema> {
+        &self.schema
+    }
+    /// Typed options (stored options plus overrides).
+    pub fn options(&self) -> &Arc<TableOptions> {
+        &self.options
+    }
+    /// Snapshot, tag and schema access.
+    pub fn snapshot_manager(&self) -> &SnapshotManager {
+        &self.snapshots
+    }
+}

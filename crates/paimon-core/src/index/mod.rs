@@ -1,0 +1,3 @@
+//! Index files: deletion vectors (and, later, file indexes and the primary-key global index).
+
+pub mod deletion_vector;

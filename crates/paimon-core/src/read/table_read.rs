@@ -1,0 +1,294 @@
+//! [`TableRead`]: splits → a stream of Arrow record batches.
+//!
+//! Files are read concurrently (bounded by the read's concurrency) in spawned tasks that feed
+//! bounded channels, so decoding runs in parallel while output order stays the plan's order
+//! and memory stays bounded by (files in flight × channel depth × batch size). Dropping the
+//! stream stops the tasks. The residual predicate is applied to every batch; columns it needs
+//! beyond the projection are read and dropped afterwards.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::SchemaRef;
+use futures::stream::{self, BoxStream};
+use futures::{StreamExt, TryStreamExt};
+use roaring::RoaringTreemap;
+use tokio::sync::mpsc;
+
+use crate::arrow::arrow_schema;
+use crate::catalog::Table;
+use crate::expr::{filter_batch, BoundPredicate};
+use crate::index::deletion_vector::decode_deletion_vector;
+use crate::read::file_reader::{read_data_file, DataFileRead};
+use crate::read::format::FileFormat;
+use crate::scan::{DataSplit, DeletionFile, Split};
+use crate::spec::types::DataField;
+use crate::{Error, Result};
+
+/// Batches buffered per file in flight.
+const CHANNEL_DEPTH: usize = 2;
+
+/// Reads splits of one table.
+#[derive(Debug, Clone)]
+pub struct TableRead {
+    table: Table,
+    output: Vec<DataField>,
+    /// Output fields plus fields only the predicate needs.
+    read_fields: Vec<DataField>,
+    predicate: Option<BoundPredicate>,
+    limit: Option<usize>,
+    batch_size: usize,
+    concurrency: NonZeroUsize,
+}
+
+impl TableRead {
+    /// Reads all columns of `table`'s latest schema.
+    pub fn new(table: &Table) -> Self {
+        let fields = table.schema().fields.clone();
+        let concurrency = std::thread::available_parallelism()
+            .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
+            .unwrap_or(NonZeroUsize::MIN);
+        TableRead {
+            table: table.clone(),
+            output: fields.clone(),
+            read_fields: fields,
+            predicate: None,
+            limit: None,
+            batch_size: table.options().read_batch_size.get(),
+            concurrency,
+        }
+    }
+
+    /// Keeps only `columns`, in that order.
+    pub fn with_projection(mut self, columns: &[String]) -> Result<Self> {
+        let schema = self.table.schema();
+        self.output = columns
+            .iter()
+            .map(|c| {
+                schema.field(c).cloned().ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "unknown column '{c}' (columns: {})",
+                        schema.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<_>>()?;
+        self.update_read_fields();
+        Ok(self)
+    }
+
+    /// Applies `predicate` to rows.
+    #[must_use]
+    pub fn with_predicate(mut self, predicate: Option<BoundPredicate>) -> Self {
+        self.predicate = predicate;
+        self.update_read_fields();
+        self
+    }
+
+    /// Stops after `limit` rows.
+    #[must_use]
+    pub fn with_limit(mut self, limit: Option<usize>) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets how many files are decoded at once.
+    #[must_use]
+    pub fn with_concurrency(mut self, n: NonZeroUsize) -> Self {
+        self.concurrency = n;
+        self
+    }
+
+    /// Sets the batch size.
+    #[must_use]
+    pub fn with_batch_size(mut self, n: NonZeroUsize) -> Self {
+        self.batch_size = n.get();
+        self
+    }
+
+    fn update_read_fields(&mut self) {
+        let mut fields = self.output.clone();
+        if let Some(p) = &self.predicate {
+            for id in p.field_ids() {
+                if !fields.iter().any(|f| f.id == id) {
+                    if let Some(f) = self.table.schema().field_by_id(id) {
+                        fields.push(f.clone());
+                    }
+                }
+            }
+        }
+        self.read_fields = fields;
+    }
+
+    /// The Paimon fields of the batches this read produces.
+    pub fn output_fields(&self) -> &[DataField] {
+        &self.output
+    }
+
+    /// The schema of the batches this read produces.
+    pub fn schema(&self) -> Result<SchemaRef> {
+        arrow_schema(&self.output)
+    }
+
+    /// Reads `splits` in order.
+    pub fn read(&self, splits: Vec<Split>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        if self.table.schema().has_primary_key() {
+            if let Some(Split::Data(s)) = splits.iter().find(|s| !is_raw_readable(s.as_data())) {
+                return Err(Error::unsupported(
+                    "merge-on-read of primary-key splits with several sorted runs is not implemented yet",
+                )
+                .with_context("bucket", s.bucket.to_string())
+                .with_context("files", s.files.len().to_string()));
+            }
+        }
+        let out_schema = self.schema()?;
+        let this = Arc::new(self.clone());
+        let files: Vec<(DataSplit, usize)> = splits
+            .into_iter()
+            .flat_map(|s| {
+                let Split::Data(d) = s;
+                let n = d.files.len();
+                (0..n).map(move |i| (d.clone(), i))
+            })
+            .collect();
+        let reader = this.clone();
+        let batches = stream::iter(files)
+            .map(move |(split, i)| {
+                let reader = reader.clone();
+                async move { reader.spawn_file(split, i).await }
+            })
+            .buffered(this.concurrency.get())
+            .try_flatten();
+        let projected = batches.and_then(move |b| {
+            let out_schema = out_schema.clone();
+            async move {
+                let cols = b.columns().get(..out_schema.fields().len()).unwrap_or_default().to_vec();
+                Ok(RecordBatch::try_new(out_schema, cols)?)
+            }
+        });
+        Ok(apply_limit(projected.boxed(), self.limit))
+    }
+
+    /// Spawns the decoding of one file; returns the receiving end as a stream.
+    async fn spawn_file(
+        self: Arc<Self>,
+        split: DataSplit,
+        index: usize,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
+        tokio::spawn(async move {
+            let mut s = match self.open_file(&split, index).await {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            };
+            while let Some(item) = s.next().await {
+                let item = item.and_then(|b| self.filter(b));
+                let stop = item.is_err();
+                match item {
+                    Ok(b) if b.num_rows() == 0 => continue,
+                    other => {
+                        if tx.send(other).await.is_err() || stop {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(tokio_stream_from(rx))
+    }
+
+    fn filter(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        match &self.predicate {
+            None => Ok(batch),
+            Some(p) => {
+                let mask = filter_batch(p, &batch, &self.read_fields)?;
+                if mask.null_count() == 0 && mask.true_count() == batch.num_rows() {
+                    return Ok(batch);
+                }
+                Ok(arrow_select::filter::filter_record_batch(&batch, &mask)?)
+            }
+        }
+    }
+
+    async fn open_file(
+        &self,
+        split: &DataSplit,
+        index: usize,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let file = split
+            .files
+            .get(index)
+            .ok_or_else(|| Error::internal("file index out of range"))?;
+        let location = split.file_location(file);
+        let file_schema = self
+            .table
+            .snapshot_manager()
+            .schema(file.schema_id)
+            .await?;
+        let deleted_rows = match split.deletion_files.get(index).and_then(Option::as_ref) {
+            Some(df) => Some(Arc::new(self.load_deletion_vector(df, file.row_count).await?)),
+            None => None,
+        };
+        let row_ranges = split
+            .row_ranges
+            .as_ref()
+            .and_then(|r| r.get(index).cloned().flatten())
+            .map(|v| v.into_iter().map(|(a, b)| a..b.saturating_add(1)).collect());
+        let read = DataFileRead {
+            location: location.clone(),
+            file_size: u64::try_from(file.file_size).ok(),
+            format: FileFormat::from_file_name(&file.file_name)?,
+            file_fields: file_schema.fields.clone(),
+            read_fields: self.read_fields.clone(),
+            batch_size: self.batch_size,
+            row_ranges,
+            deleted_rows,
+            row_group_filter: None,
+        };
+        read_data_file(self.table.file_io(), read).await
+    }
+
+    async fn load_deletion_vector(&self, df: &DeletionFile, rows: i64) -> Result<RoaringTreemap> {
+        let bytes = self.table.file_io().read(&df.path).await?;
+        let offset = usize::try_from(df.offset).map_err(|_| {
+            Error::data_invalid("negative deletion vector offset").with_context("file", df.path.clone())
+        })?;
+        decode_deletion_vector(&bytes, offset, &df.path, u64::try_from(rows).ok())
+    }
+}
+
+/// Whether a primary-key split can be read without merging: a single raw-convertible run whose
+/// files all record their delete count (Java `PrimaryKeyTableRawFileSplitReadProvider`).
+fn is_raw_readable(split: &DataSplit) -> bool {
+    split.raw_convertible && split.files.iter().all(|f| f.delete_row_count.is_some())
+}
+
+fn tokio_stream_from(
+    mut rx: mpsc::Receiver<Result<RecordBatch>>,
+) -> BoxStream<'static, Result<RecordBatch>> {
+    stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+fn apply_limit(
+    s: BoxStream<'static, Result<RecordBatch>>,
+    limit: Option<usize>,
+) -> BoxStream<'static, Result<RecordBatch>> {
+    let Some(limit) = limit else { return s };
+    s.scan(0usize, move |seen, item| {
+        let out = match item {
+            Err(e) => Some(Err(e)),
+            Ok(_) if *seen >= limit => None,
+            Ok(b) => {
+                let take = (limit - *seen).min(b.num_rows());
+                *seen += take;
+                Some(Ok(b.slice(0, take)))
+            }
+        };
+        futures::future::ready(out)
+    })
+    .boxed()
+}

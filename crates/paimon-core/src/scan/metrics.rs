@@ -1,0 +1,32 @@
+//! Counters of one planning run, so a user can see why a file was or was not read.
+
+use serde::{Deserialize, Serialize};
+
+/// What planning read and skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanMetrics {
+    /// Manifest files listed by the snapshot's manifest lists.
+    pub manifests_total: u64,
+    /// Manifests skipped by partition stats.
+    pub manifests_skipped_by_partition: u64,
+    /// Manifests skipped by `_MIN_BUCKET`/`_MAX_BUCKET` (explicit bucket filter only).
+    pub manifests_skipped_by_bucket: u64,
+    /// Manifest entries decoded.
+    pub entries_read: u64,
+    /// Live data files after ADD/DELETE netting.
+    pub live_files: u64,
+    /// Live files dropped by the partition predicate.
+    pub files_skipped_by_partition: u64,
+    /// Live files dropped by bucket filtering (explicit or inferred).
+    pub files_skipped_by_bucket: u64,
+    /// Live files dropped by value statistics.
+    pub files_skipped_by_stats: u64,
+    /// Live files dropped by level rules (e.g. level 0 in DV tables).
+    pub files_skipped_by_level: u64,
+    /// Files in the plan.
+    pub files_planned: u64,
+    /// Splits in the plan.
+    pub splits: u64,
+    /// Planning wall time in microseconds.
+    pub plan_micros: u64,
+}

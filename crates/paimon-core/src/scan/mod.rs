@@ -1,0 +1,21 @@
+//! Scan planning: from a table, a snapshot and a filter to a [`Plan`] of [`Split`]s.
+//!
+//! API names follow paimon-cpp's scan documentation: [`ScanContextBuilder`] → [`ScanContext`]
+//! → [`TableScan::plan`] → [`Plan`] of [`Split`]s ([`DataSplit`]). Planning reads metadata only;
+//! reading a split needs nothing but the split.
+
+mod context;
+mod entry_merge;
+mod file_stats;
+mod manifest_reader;
+mod metrics;
+mod plan;
+mod split_generator;
+mod table_scan;
+
+pub use context::{ScanContext, ScanContextBuilder, ScanFilter, SnapshotSelector};
+pub use entry_merge::{merge_entries, EntryMerger};
+pub use metrics::ScanMetrics;
+pub use plan::{DataSplit, DeletionFile, Plan, Split};
+pub use split_generator::{append_splits, pack_ordered, SplitSizing};
+pub use table_scan::TableScan;

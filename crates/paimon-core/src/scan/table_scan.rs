@@ -1,0 +1,387 @@
+//! [`TableScan`]: snapshot selection, manifest reading and pruning, netting, split generation.
+//!
+//! Mirrors Java `AbstractFileStoreScan` and `DataTableBatchScan` (Paimon 2.0). Pruning order per
+//! manifest file: partition stats, then explicit bucket range; per entry (before netting, safe
+//! because an ADD and its DELETE share partition and bucket): partition predicate, bucket; after
+//! netting: level rules and value stats (append tables only; primary-key tables must not prune
+//! by value stats, which would resurrect stale versions). Every optimisation fails open.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::{stream, StreamExt, TryStreamExt};
+
+use super::context::{ScanContext, SnapshotSelector};
+use super::entry_merge::EntryMerger;
+use super::file_stats;
+use super::manifest_reader::ManifestReader;
+use super::metrics::ScanMetrics;
+use super::plan::{DataSplit, DeletionFile, Plan, Split};
+use super::split_generator::{append_splits, primary_key_splits, SplitSizing};
+use crate::expr::{eval_partition, eval_stats, BoundPredicate, Prune};
+use crate::io::join;
+use crate::spec::binary_row::BinaryRow;
+use crate::spec::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::spec::partition_path::{partition_path, partition_value_string};
+use crate::spec::snapshot::Snapshot;
+use crate::spec::types::DataField;
+use crate::spec::Datum;
+use crate::{Error, Result};
+
+/// Plans a scan described by a [`ScanContext`].
+#[derive(Debug, Clone)]
+pub struct TableScan {
+    ctx: Arc<ScanContext>,
+}
+
+/// Decoded partition facts, cached per partition bytes.
+#[derive(Debug, Clone)]
+struct PartitionInfo {
+    keep: bool,
+    values: Vec<Option<Datum>>,
+}
+
+/// Per-scan state built once.
+struct Planner<'a> {
+    ctx: &'a ScanContext,
+    partition_fields: Vec<DataField>,
+    /// Conjuncts of the predicate (and partition filter) that only touch partition columns.
+    partition_pred: Option<BoundPredicate>,
+    partitions: HashMap<Vec<u8>, PartitionInfo>,
+    metrics: ScanMetrics,
+}
+
+impl TableScan {
+    /// A scan of `ctx`.
+    pub fn new(ctx: ScanContext) -> Self {
+        TableScan { ctx: Arc::new(ctx) }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &ScanContext {
+        &self.ctx
+    }
+
+    /// Resolves the snapshot to read.
+    pub async fn snapshot(&self) -> Result<Option<Snapshot>> {
+        let sm = self.ctx.table.snapshot_manager();
+        match &self.ctx.snapshot {
+            SnapshotSelector::Latest => sm.latest_snapshot().await,
+            SnapshotSelector::Id(id) => sm.snapshot(*id).await.map(Some),
+            SnapshotSelector::Tag(t) => sm.tag(t).await.map(|t| Some(t.snapshot)),
+            SnapshotSelector::TimestampMillis(ms) => match sm.snapshot_at_or_before(*ms).await? {
+                Some(s) => Ok(Some(s)),
+                None => Err(Error::not_found(format!(
+                    "no snapshot was committed at or before timestamp {ms}"
+                ))
+                .with_context("table", self.ctx.table.location())),
+            },
+        }
+    }
+
+    /// Plans the scan.
+    pub async fn plan(&self) -> Result<Plan> {
+        let started = Instant::now();
+        let Some(snapshot) = self.snapshot().await? else {
+            return Ok(Plan::default());
+        };
+        let mut planner = Planner::new(&self.ctx)?;
+        let reader = ManifestReader::new(
+            self.ctx.table.file_io().clone(),
+            self.ctx.table.location(),
+        );
+        let mut metas = reader.manifest_list(&snapshot.base_manifest_list).await?;
+        metas.extend(reader.manifest_list(&snapshot.delta_manifest_list).await?);
+        planner.metrics.manifests_total = metas.len() as u64;
+        let metas: Vec<ManifestFileMeta> = metas
+            .into_iter()
+            .filter(|m| planner.keep_manifest(m))
+            .collect();
+        let live = planner.read_and_merge(&reader, metas).await?;
+        let deletion_files = match &snapshot.index_manifest {
+            Some(name) => planner.deletion_files(&reader.index_manifest(name).await?)?,
+            None => HashMap::new(),
+        };
+        let live = planner.filter_live(live).await?;
+        let splits = planner.make_splits(&snapshot, live, &deletion_files)?;
+        let mut metrics = planner.metrics;
+        metrics.splits = splits.len() as u64;
+        metrics.files_planned = splits.iter().map(|s| s.as_data().files.len() as u64).sum();
+        metrics.plan_micros = started.elapsed().as_micros() as u64;
+        Ok(Plan {
+            snapshot_id: Some(snapshot.id),
+            splits,
+            metrics,
+        })
+    }
+}
+
+type DvKey = (Vec<u8>, i32, String);
+
+impl<'a> Planner<'a> {
+    fn new(ctx: &'a ScanContext) -> Result<Self> {
+        let schema = ctx.table.schema();
+        let partition_fields = schema.partition_fields()?;
+        let ids = partition_fields.iter().map(|f| f.id).collect();
+        let mut conjuncts: Vec<BoundPredicate> = ctx
+            .predicate
+            .iter()
+            .flat_map(|p| p.split_and())
+            .filter(|c| c.references_only(&ids))
+            .collect();
+        if let Some(p) = &ctx.partition_predicate {
+            conjuncts.push(p.clone());
+        }
+        let partition_pred = match conjuncts.len() {
+            0 => None,
+            1 => conjuncts.pop(),
+            _ => Some(BoundPredicate::And(conjuncts)),
+        };
+        Ok(Planner {
+            ctx,
+            partition_fields,
+            partition_pred,
+            partitions: HashMap::new(),
+            metrics: ScanMetrics::default(),
+        })
+    }
+
+    fn keep_manifest(&mut self, m: &ManifestFileMeta) -> bool {
+        if let Some(pred) = &self.partition_pred {
+            let stats = file_stats::decode_stats(
+                &m.partition_stats,
+                &self.partition_fields,
+                &self.partition_fields,
+                None,
+            );
+            if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
+                self.metrics.manifests_skipped_by_partition += 1;
+                return false;
+            }
+        }
+        if let (Some(b), Some(lo), Some(hi)) =
+            (self.ctx.filter.bucket_filter, m.min_bucket, m.max_bucket)
+        {
+            if b < lo || b > hi {
+                self.metrics.manifests_skipped_by_bucket += 1;
+                return false;
+            }
+        }
+        true
+    }
+
+    fn partition(&mut self, bytes: &[u8]) -> Result<&PartitionInfo> {
+        if !self.partitions.contains_key(bytes) {
+            let types: Vec<_> = self.partition_fields.iter().map(|f| f.data_type.clone()).collect();
+            let values = BinaryRow::from_serialized(bytes)
+                .and_then(|r| r.decode(&types))
+                .map_err(|e| e.with_context("structure", "manifest entry _PARTITION"))?;
+            let keep = match &self.partition_pred {
+                None => true,
+                Some(p) => eval_partition(p, &self.partition_fields, &values)? != Prune::CannotMatch,
+            };
+            self.partitions.insert(bytes.to_vec(), PartitionInfo { keep, values });
+        }
+        self.partitions
+            .get(bytes)
+            .ok_or_else(|| Error::internal("partition cache miss after insert"))
+    }
+
+    /// Entry filters that hold for an ADD and its DELETE alike.
+    fn keep_entry(&mut self, e: &ManifestEntry) -> Result<bool> {
+        if !self.partition(&e.partition)?.keep {
+            self.metrics.files_skipped_by_partition += 1;
+            return Ok(false);
+        }
+        if let Some(b) = self.ctx.filter.bucket_filter {
+            if e.bucket != b {
+                self.metrics.files_skipped_by_bucket += 1;
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    async fn read_and_merge(
+        &mut self,
+        reader: &ManifestReader,
+        metas: Vec<ManifestFileMeta>,
+    ) -> Result<Vec<ManifestEntry>> {
+        let n = self.ctx.manifest_concurrency.get();
+        let mut manifests = stream::iter(metas)
+            .map(|m| {
+                let reader = reader.clone();
+                async move { reader.manifest(&m.file_name).await }
+            })
+            .buffered(n);
+        let mut merger = EntryMerger::new();
+        while let Some(entries) = manifests.try_next().await? {
+            self.metrics.entries_read += entries.len() as u64;
+            for e in entries {
+                if self.keep_entry(&e)? {
+                    merger.push(e)?;
+                }
+            }
+        }
+        let live = merger.into_live();
+        self.metrics.live_files = live.len() as u64;
+        Ok(live)
+    }
+
+    fn skip_level0(&self) -> bool {
+        let o = self.ctx.table.options();
+        self.ctx.table.schema().has_primary_key()
+            && ((o.deletion_vectors_enabled && !o.deletion_vectors_merge_on_read)
+                || o.merge_engine_is_first_row())
+    }
+
+    async fn filter_live(&mut self, live: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+        let schema = self.ctx.table.schema().clone();
+        let skip_level0 = self.skip_level0();
+        let postpone_mor = self.ctx.table.options().postpone_merge_on_read;
+        let stats_pred = match &self.ctx.predicate {
+            Some(p) if !schema.has_primary_key() => Some(p.clone()),
+            _ => None,
+        };
+        let sm = self.ctx.table.snapshot_manager().clone();
+        let mut out = Vec::with_capacity(live.len());
+        for e in live {
+            if (skip_level0 && e.file.level == 0) || (e.bucket < 0 && !postpone_mor) {
+                self.metrics.files_skipped_by_level += 1;
+                continue;
+            }
+            if let Some(pred) = &stats_pred {
+                let file_schema = sm.schema(e.file.schema_id).await?;
+                let stats = file_stats::for_data_file(&e.file, &file_schema.fields, &schema.fields);
+                // Pruning fails open: an evaluation error keeps the file.
+                if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
+                    self.metrics.files_skipped_by_stats += 1;
+                    continue;
+                }
+            }
+            out.push(e);
+        }
+        Ok(out)
+    }
+
+    fn deletion_files(&self, index: &[IndexManifestEntry]) -> Result<HashMap<DvKey, DeletionFile>> {
+        let o = self.ctx.table.options();
+        let mut out = HashMap::new();
+        for ie in index.iter().filter(|e| e.index_type == "DELETION_VECTORS") {
+            let path = match &ie.external_path {
+                Some(p) => p.clone(),
+                None if o.index_file_in_data_file_dir => {
+                    let info = self
+                        .partitions
+                        .get(&ie.partition)
+                        .map(|p| p.values.clone());
+                    let values = match info {
+                        Some(v) => v,
+                        None => {
+                            let types: Vec<_> =
+                                self.partition_fields.iter().map(|f| f.data_type.clone()).collect();
+                            BinaryRow::from_serialized(&ie.partition)?.decode(&types)?
+                        }
+                    };
+                    join(&self.bucket_path(&values, ie.bucket)?, &ie.file_name)
+                }
+                None => join(&join(self.ctx.table.location(), "index"), &ie.file_name),
+            };
+            for dv in ie.deletion_vectors.iter().flatten() {
+                out.insert(
+                    (ie.partition.clone(), ie.bucket, dv.data_file_name.clone()),
+                    DeletionFile {
+                        path: path.clone(),
+                        offset: i64::from(dv.offset),
+                        length: i64::from(dv.length),
+                        cardinality: dv.cardinality,
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    fn bucket_path(&self, values: &[Option<Datum>], bucket: i32) -> Result<String> {
+        let o = self.ctx.table.options();
+        let mut root = self.ctx.table.location().to_string();
+        if let Some(dir) = &o.data_file_path_directory {
+            root = join(&root, dir);
+        }
+        let part = partition_path(
+            &self.partition_fields,
+            values,
+            &o.partition_default_name,
+            o.partition_legacy_name,
+        )?;
+        let bucket_dir = if bucket == -2 {
+            "bucket-postpone".to_string()
+        } else {
+            format!("bucket-{bucket}")
+        };
+        Ok(join(&root, &format!("{part}{bucket_dir}")))
+    }
+
+    fn make_splits(
+        &mut self,
+        snapshot: &Snapshot,
+        live: Vec<ManifestEntry>,
+        dvs: &HashMap<DvKey, DeletionFile>,
+    ) -> Result<Vec<Split>> {
+        let mut groups: BTreeMap<(Vec<u8>, i32), (i32, Vec<_>)> = BTreeMap::new();
+        for e in live {
+            let g = groups
+                .entry((e.partition.clone(), e.bucket))
+                .or_insert((e.total_buckets, Vec::new()));
+            g.1.push(e.file);
+        }
+        let o = self.ctx.table.options().clone();
+        let sizing = SplitSizing {
+            target_size: o.source_split_target_size,
+            open_file_cost: o.source_split_open_file_cost,
+        };
+        let pk = self.ctx.table.schema().has_primary_key();
+        let dv_or_first_row = o.deletion_vectors_enabled || o.merge_engine_is_first_row();
+        let mut out = Vec::new();
+        for ((partition, bucket), (total_buckets, files)) in groups {
+            let values = self.partition(&partition)?.values.clone();
+            let bucket_path = self.bucket_path(&values, bucket)?;
+            let partition_values = self
+                .partition_fields
+                .iter()
+                .zip(&values)
+                .map(|(f, v)| {
+                    let s = v.as_ref().map(|d| {
+                        partition_value_string(Some(d), &f.data_type, &o.partition_default_name, false)
+                    });
+                    (f.name.clone(), s)
+                })
+                .collect::<Vec<_>>();
+            let packed: Vec<(Vec<_>, bool)> = if pk {
+                primary_key_splits(files, dv_or_first_row)
+            } else {
+                append_splits(files, sizing).into_iter().map(|b| (b, true)).collect()
+            };
+            for (files, raw_convertible) in packed {
+                let deletion_files = files
+                    .iter()
+                    .map(|f| dvs.get(&(partition.clone(), bucket, f.file_name.clone())).cloned())
+                    .collect();
+                out.push(Split::Data(DataSplit {
+                    snapshot_id: snapshot.id,
+                    partition: partition.clone(),
+                    partition_values: partition_values.clone(),
+                    bucket,
+                    total_buckets,
+                    bucket_path: bucket_path.clone(),
+                    files,
+                    deletion_files,
+                    raw_convertible,
+                    row_ranges: None,
+                }));
+            }
+        }
+        Ok(out)
+    }
+}

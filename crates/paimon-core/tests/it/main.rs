@@ -1,0 +1,5 @@
+//! End-to-end tests: one binary, a module per topic.
+
+mod common;
+mod java_append;
+mod java_metadata;
