@@ -22,6 +22,7 @@ use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_vector;
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
+use crate::read::row_group_pruning::row_group_filter;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::types::DataField;
 use crate::{Error, Result};
@@ -247,7 +248,12 @@ impl TableRead {
             batch_size: self.batch_size,
             row_ranges,
             deleted_rows,
-            row_group_filter: None,
+            // Every file read here is read raw (no merge), so pruning row groups by any column
+            // is safe: rows of a file are independent of each other.
+            row_group_filter: self
+                .predicate
+                .as_ref()
+                .and_then(|p| row_group_filter(p, &file_schema.fields, &self.table.schema().fields)),
         };
         read_data_file(self.table.file_io(), read).await
     }

@@ -1,0 +1,174 @@
+//! Parquet row-group pruning from column-chunk statistics.
+//!
+//! A row group is skipped only when the bound predicate provably matches none of its rows
+//! according to the chunk min/max/null counts (inclusive evaluation, `expr::eval_stats`).
+//! Columns are matched to the predicate's field ids through the file's own schema by name, and
+//! only when the file's type equals the current type; any other column is unknown. Nested
+//! columns and timestamps are not used. Everything uncertain keeps the row group (fail open).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parquet::file::metadata::RowGroupMetaData;
+use parquet::file::statistics::Statistics;
+
+use crate::expr::{eval_stats, BoundPredicate, Prune, StatsSource};
+use crate::spec::types::{DataField, TypeKind};
+use crate::spec::{Datum, Decimal};
+
+/// A row-group filter as [`DataFileRead::row_group_filter`](super::file_reader::DataFileRead)
+/// expects it.
+pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
+
+/// Builds the filter for one file, or `None` when no predicate column can be used.
+pub fn row_group_filter(
+    predicate: &BoundPredicate,
+    file_fields: &[DataField],
+    current: &[DataField],
+) -> Option<RowGroupFilter> {
+    // field id -> (physical column name, type) where file and current types agree.
+    let mut columns: HashMap<i32, (String, TypeKind)> = HashMap::new();
+    for id in predicate.field_ids() {
+        let (Some(f), Some(c)) = (
+            file_fields.iter().find(|f| f.id == id),
+            current.iter().find(|c| c.id == id),
+        ) else {
+            continue;
+        };
+        if f.data_type.equals_ignore_nullable(&c.data_type) && usable(&f.data_type.kind) {
+            columns.insert(id, (f.name.clone(), f.data_type.kind.clone()));
+        }
+    }
+    if columns.is_empty() {
+        return None;
+    }
+    let predicate = predicate.clone();
+    Some(Arc::new(move |rg: &RowGroupMetaData| {
+        let stats = ChunkStats { rg, columns: &columns };
+        !matches!(eval_stats(&predicate, &stats), Ok(Prune::CannotMatch))
+    }))
+}
+
+fn usable(kind: &TypeKind) -> bool {
+    matches!(
+        kind,
+        TypeKind::Boolean
+            | TypeKind::TinyInt
+            | TypeKind::SmallInt
+            | TypeKind::Int
+            | TypeKind::BigInt
+            | TypeKind::Float
+            | TypeKind::Double
+            | TypeKind::Date
+            | TypeKind::Char(_)
+            | TypeKind::VarChar(_)
+            | TypeKind::Decimal { .. }
+    )
+}
+
+struct ChunkStats<'a> {
+    rg: &'a RowGroupMetaData,
+    columns: &'a HashMap<i32, (String, TypeKind)>,
+}
+
+impl ChunkStats<'_> {
+    fn stats(&self, field_id: i32) -> Option<(&Statistics, &TypeKind)> {
+        let (name, kind) = self.columns.get(&field_id)?;
+        let col = self
+            .rg
+            .columns()
+            .iter()
+            .find(|c| c.column_path().parts().len() == 1 && c.column_path().string() == *name)?;
+        Some((col.statistics()?, kind))
+    }
+
+    fn bound(&self, field_id: i32, max: bool) -> Option<Datum> {
+        // An inexact max is still an upper bound and an inexact min a lower bound.
+        let (s, kind) = self.stats(field_id)?;
+        datum(s, kind, max)
+    }
+}
+
+fn pick<T: Copy>(min: Option<&T>, max: Option<&T>, want_max: bool) -> Option<T> {
+    if want_max { max.copied() } else { min.copied() }
+}
+
+fn decimal_from_bytes(b: &[u8], precision: u32, scale: u32) -> Option<Datum> {
+    if b.is_empty() || b.len() > 16 {
+        return None;
+    }
+    let neg = b[0] & 0x80 != 0;
+    let mut v: i128 = if neg { -1 } else { 0 };
+    for x in b {
+        v = (v << 8) | i128::from(*x);
+    }
+    Some(Datum::Decimal(Decimal { unscaled: v, precision, scale }))
+}
+
+fn datum(s: &Statistics, kind: &TypeKind, want_max: bool) -> Option<Datum> {
+    match (s, kind) {
+        (Statistics::Boolean(v), TypeKind::Boolean) => {
+            pick(v.min_opt(), v.max_opt(), want_max).map(Datum::Boolean)
+        }
+        (Statistics::Int32(v), k) => {
+            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
+            match k {
+                TypeKind::TinyInt => i8::try_from(x).ok().map(Datum::TinyInt),
+                TypeKind::SmallInt => i16::try_from(x).ok().map(Datum::SmallInt),
+                TypeKind::Int => Some(Datum::Int(x)),
+                TypeKind::Date => Some(Datum::Date(x)),
+                TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
+                    unscaled: i128::from(x),
+                    precision: *precision,
+                    scale: *scale,
+                })),
+                _ => None,
+            }
+        }
+        (Statistics::Int64(v), k) => {
+            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
+            match k {
+                TypeKind::BigInt => Some(Datum::BigInt(x)),
+                TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
+                    unscaled: i128::from(x),
+                    precision: *precision,
+                    scale: *scale,
+                })),
+                _ => None,
+            }
+        }
+        (Statistics::Float(v), TypeKind::Float) => {
+            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
+            (!x.is_nan()).then_some(Datum::Float(x))
+        }
+        (Statistics::Double(v), TypeKind::Double) => {
+            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
+            (!x.is_nan()).then_some(Datum::Double(x))
+        }
+        (Statistics::ByteArray(v), TypeKind::Char(_) | TypeKind::VarChar(_)) => {
+            let b = if want_max { v.max_opt() } else { v.min_opt() }?;
+            std::str::from_utf8(b.data()).ok().map(|s| Datum::String(s.to_string()))
+        }
+        (Statistics::FixedLenByteArray(v), TypeKind::Decimal { precision, scale }) => {
+            let b = if want_max { v.max_opt() } else { v.min_opt() }?;
+            decimal_from_bytes(b.data(), *precision, *scale)
+        }
+        _ => None,
+    }
+}
+
+impl StatsSource for ChunkStats<'_> {
+    fn row_count(&self) -> Option<i64> {
+        Some(self.rg.num_rows())
+    }
+    fn min(&self, field_id: i32) -> Option<Datum> {
+        self.bound(field_id, false)
+    }
+    fn max(&self, field_id: i32) -> Option<Datum> {
+        self.bound(field_id, true)
+    }
+    fn null_count(&self, field_id: i32) -> Option<i64> {
+        let (s, _) = self.stats(field_id)?;
+        s.null_count_opt().and_then(|n| i64::try_from(n).ok())
+    }
+}
