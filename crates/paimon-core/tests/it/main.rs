@@ -3,3 +3,4 @@
 mod common;
 mod java_append;
 mod java_metadata;
+mod pypaimon;
