@@ -474,3 +474,21 @@ fn every_java_fixture_schema_parses() {
     }
     assert!(fixed > 0);
 }
+
+#[test]
+fn sample_warehouse_schemas_parse() {
+    let demo =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/warehouse/demo.db");
+    let load = |table: &str| {
+        let path = demo.join(table).join("schema/schema-0");
+        let schema = TableSchema::from_json_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        let options = TableOptions::from_map(&schema.options).unwrap();
+        options.validate(&schema).unwrap();
+        options
+    };
+    assert_eq!(load("orders").bucket, BucketMode::Dynamic);
+    assert_eq!(load("customers_pk").bucket.raw(), 4);
+    let events = load("events_bucketed");
+    assert_eq!(events.bucket.raw(), 4);
+    assert_eq!(events.bucket_key, Some(vec!["id".to_string()]));
+}
