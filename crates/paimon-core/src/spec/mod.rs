@@ -2,6 +2,7 @@
 
 pub mod bytes;
 pub mod datum;
+pub mod options;
 pub mod schema;
 pub mod types;
 
