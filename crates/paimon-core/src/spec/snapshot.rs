@@ -261,6 +261,18 @@ mod tests {
     }
 
     #[test]
+    fn every_fixture_schema_parses() {
+        let files = files_named("schema-", "schema");
+        assert!(files.len() >= 30, "{}", files.len());
+        for f in files {
+            let s = crate::spec::TableSchema::from_json_bytes(&std::fs::read(&f).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let name = f.file_name().unwrap().to_str().unwrap();
+            assert_eq!(name, format!("schema-{}", s.id));
+        }
+    }
+
+    #[test]
     fn every_fixture_hint_parses_to_an_existing_snapshot() {
         let mut n = 0;
         for name in ["LATEST", "EARLIEST"] {
@@ -327,11 +339,17 @@ mod tests {
         assert_eq!(t.tag_time_retained, Some(Duration::from_millis(86_400_500)));
         let short = json.replace("[2024,3,9,14,5,7,120000000]", "[2024,3,9,14,5]");
         let t = Tag::from_json_bytes(short.as_bytes()).unwrap();
-        assert_eq!(t.tag_create_time.unwrap().to_string(), "2024-03-09 14:05:00");
+        assert_eq!(
+            t.tag_create_time.unwrap().to_string(),
+            "2024-03-09 14:05:00"
+        );
         let back: Tag = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(back, t);
         let plain = Tag::from_json_bytes(MINIMAL.as_bytes()).unwrap();
-        assert_eq!((plain.tag_create_time, plain.tag_time_retained), (None, None));
+        assert_eq!(
+            (plain.tag_create_time, plain.tag_time_retained),
+            (None, None)
+        );
         let bad = json.replace("[2024,3,9,14,5,7,120000000]", "[2024,13,9,14,5]");
         assert!(Tag::from_json_bytes(bad.as_bytes()).is_err());
     }

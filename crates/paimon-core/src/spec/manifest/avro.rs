@@ -134,11 +134,15 @@ impl SchemaParser {
                 Schema::Enum(symbols.collect())
             }
             "array" => {
-                let items = obj.get("items").ok_or_else(|| schema_err("array without items"))?;
+                let items = obj
+                    .get("items")
+                    .ok_or_else(|| schema_err("array without items"))?;
                 Schema::Array(Box::new(self.parse(items, depth + 1)?))
             }
             "map" => {
-                let values = obj.get("values").ok_or_else(|| schema_err("map without values"))?;
+                let values = obj
+                    .get("values")
+                    .ok_or_else(|| schema_err("map without values"))?;
                 Schema::Map(Box::new(self.parse(values, depth + 1)?))
             }
             "fixed" => {
@@ -227,7 +231,10 @@ fn decode(schema: &Schema, r: &mut ByteReader<'_>) -> Result<Value> {
         Schema::Enum(symbols) => {
             let i = long(r)?;
             let s = usize::try_from(i).ok().and_then(|i| symbols.get(i));
-            Value::String(s.ok_or_else(|| r.invalid(format!("enum index {i}")))?.clone())
+            Value::String(
+                s.ok_or_else(|| r.invalid(format!("enum index {i}")))?
+                    .clone(),
+            )
         }
         Schema::Union(branches) => {
             let i = long(r)?;
@@ -274,7 +281,9 @@ fn decode_blocks<T>(
 }
 
 fn codec_err(codec: &str, e: impl std::fmt::Display) -> Error {
-    Error::data_invalid(format!("avro block: cannot decompress with codec `{codec}`: {e}"))
+    Error::data_invalid(format!(
+        "avro block: cannot decompress with codec `{codec}`: {e}"
+    ))
 }
 
 /// Decompresses one block.
@@ -296,7 +305,9 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<Cow<'a, [u8]>> {
                 .map_err(|_| codec_err(codec, "corrupt compressed block"))?
                 .map_err(|e| codec_err(codec, e))?
         }
-        _ => parsed.decompress(&mut buf).map_err(|e| codec_err(codec, e))?,
+        _ => parsed
+            .decompress(&mut buf)
+            .map_err(|e| codec_err(codec, e))?,
     }
     Ok(Cow::Owned(buf))
 }
@@ -304,7 +315,10 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<Cow<'a, [u8]>> {
 /// Snappy blocks are `varint(uncompressed len) ++ data ++ crc32 BE`; apache-avro slices and
 /// allocates from these unchecked.
 fn check_snappy(data: &[u8]) -> Result<()> {
-    let body = data.len().checked_sub(4).ok_or_else(|| codec_err("snappy", "short block"))?;
+    let body = data
+        .len()
+        .checked_sub(4)
+        .ok_or_else(|| codec_err("snappy", "short block"))?;
     let mut r = ByteReader::new(data.get(..body).unwrap_or_default(), "snappy block");
     let len = r.varint_u64()?;
     if len > MAX_BLOCK_BYTES as u64 {
@@ -348,11 +362,16 @@ pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
         for _ in 0..count {
             match decode(&schema, &mut d)? {
                 Value::Record(rec) => rows.push(rec),
-                other => return Err(d.invalid(format!("row is {}, not a record", other.type_name()))),
+                other => {
+                    return Err(d.invalid(format!("row is {}, not a record", other.type_name())))
+                }
             }
         }
         if !d.is_empty() {
-            return Err(d.invalid(format!("{} bytes after the last row of a block", d.remaining())));
+            return Err(d.invalid(format!(
+                "{} bytes after the last row of a block",
+                d.remaining()
+            )));
         }
     }
     Ok(rows)
@@ -421,7 +440,8 @@ mod tests {
         assert!(read_records(&huge).is_err());
         let too_many_rows = container(SCHEMA, "null", 100, &[2, 0, 0, 0]);
         assert!(read_records(&too_many_rows).is_err());
-        let recursive = r#"{"type":"record","name":"n","fields":[{"name":"x","type":["null","n"]}]}"#;
+        let recursive =
+            r#"{"type":"record","name":"n","fields":[{"name":"x","type":["null","n"]}]}"#;
         let e = read_records(&container(recursive, "null", 1, &[0])).unwrap_err();
         assert!(e.to_string().contains("recursive"), "{e}");
         let e = read_records(&container(SCHEMA, "lz9", 1, &[2, 0, 0, 0])).unwrap_err();

@@ -6,6 +6,11 @@
 //! into Arrow record batches (orc-rust / parquet) and each row becomes a [`Record`] with the
 //! same normalisation as Avro: tinyint/smallint/int → `Int`, bigint → `Long`, timestamps →
 //! `Long` epoch millis of the stored (wall-clock) value, list → `Array`, struct → `Record`.
+//!
+//! Robustness: orc-rust 0.9 is not hardened against corrupt files. Its panics are caught and
+//! returned as `DataInvalid` (see `guard`), but a footer whose type ids form a cycle makes it
+//! recurse until the stack overflows, which aborts the process. Checking the footer's type tree
+//! before handing the file to orc-rust would need our own ORC tail decoder (not done yet).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -32,14 +37,19 @@ enum Conv {
 }
 
 fn shape(fields: &Fields) -> Shape {
-    fields.iter().map(|f| f.name().clone()).collect::<Vec<_>>().into()
+    fields
+        .iter()
+        .map(|f| f.name().clone())
+        .collect::<Vec<_>>()
+        .into()
 }
 
 fn conv_for(dt: &DataType) -> Conv {
     match dt {
-        DataType::Struct(fields) => {
-            Conv::Struct(shape(fields), fields.iter().map(|f| conv_for(f.data_type())).collect())
-        }
+        DataType::Struct(fields) => Conv::Struct(
+            shape(fields),
+            fields.iter().map(|f| conv_for(f.data_type())).collect(),
+        ),
         DataType::List(f) | DataType::LargeList(f) => Conv::List(Box::new(conv_for(f.data_type()))),
         _ => Conv::Leaf,
     }
@@ -95,7 +105,9 @@ fn value(arr: &dyn Array, conv: &Conv, i: usize) -> Result<Value> {
     match conv {
         Conv::Leaf => leaf(arr, i),
         Conv::Struct(names, convs) => {
-            let s = arr.as_struct_opt().ok_or_else(|| unsupported_type(arr.data_type()))?;
+            let s = arr
+                .as_struct_opt()
+                .ok_or_else(|| unsupported_type(arr.data_type()))?;
             Ok(Value::Record(struct_row(s, names, convs, i)?))
         }
         Conv::List(item) => {
@@ -133,8 +145,25 @@ fn batch_records(batch: RecordBatch, out: &mut Vec<Record>) -> Result<()> {
     Ok(())
 }
 
+/// Runs a third-party decoder, turning a panic on corrupt input into `DataInvalid`.
+///
+/// orc-rust 0.9 panics on some corrupt files (e.g. `BytesMut::split_to` out of bounds on a bad
+/// stream length); a manifest reader must fail closed with an error instead. This does not
+/// help under `panic = "abort"`, and the panic hook still runs.
+fn guard(format: &str, run: impl FnOnce() -> Result<Vec<Record>>) -> Result<Vec<Record>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
+        Err(Error::data_invalid(format!(
+            "corrupt {format} file (the {format} decoder panicked)"
+        )))
+    })
+}
+
 /// Decodes every row of an ORC file.
 pub(crate) fn read_orc(bytes: &[u8]) -> Result<Vec<Record>> {
+    guard("ORC", || read_orc_unguarded(bytes))
+}
+
+fn read_orc_unguarded(bytes: &[u8]) -> Result<Vec<Record>> {
     let data = Bytes::copy_from_slice(bytes);
     let reader = orc_rust::ArrowReaderBuilder::try_new(data)?.build();
     let mut out = Vec::new();
@@ -146,9 +175,12 @@ pub(crate) fn read_orc(bytes: &[u8]) -> Result<Vec<Record>> {
 
 /// Decodes every row of a Parquet file.
 pub(crate) fn read_parquet(bytes: &[u8]) -> Result<Vec<Record>> {
+    guard("Parquet", || read_parquet_unguarded(bytes))
+}
+
+fn read_parquet_unguarded(bytes: &[u8]) -> Result<Vec<Record>> {
     let data = Bytes::copy_from_slice(bytes);
-    let builder =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(data)?;
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(data)?;
     let mut out = Vec::new();
     for batch in builder.build()? {
         batch_records(batch?, &mut out)?;
@@ -159,10 +191,10 @@ pub(crate) fn read_parquet(bytes: &[u8]) -> Result<Vec<Record>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use arrow_array::builder::{ListBuilder, StringBuilder};
     use arrow_array::{ArrayRef, BinaryArray, Int8Array, TimestampNanosecondArray};
     use arrow_schema::{Field, Schema};
+    use std::sync::Arc;
 
     #[test]
     fn arrow_batch_to_records() {
@@ -187,7 +219,10 @@ mod tests {
         batch_records(batch, &mut out).unwrap();
         assert_eq!(out[0].get("_KIND"), Some(&Value::Int(1)));
         assert_eq!(out[1].get("_KIND"), Some(&Value::Null));
-        assert_eq!(out[0].get("_PARTITION"), Some(&Value::Bytes(b"xy".to_vec())));
+        assert_eq!(
+            out[0].get("_PARTITION"),
+            Some(&Value::Bytes(b"xy".to_vec()))
+        );
         assert_eq!(out[0].get("_CREATION_TIME"), Some(&Value::Long(1500)));
         assert_eq!(out[1].get("_CREATION_TIME"), Some(&Value::Long(-1)));
         assert_eq!(

@@ -65,9 +65,11 @@ fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
         Some(ManifestFormat::Parquet) => columnar::read_parquet(bytes),
         None => {
             let head: String = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-            Err(Error::data_invalid("not an Avro, ORC or Parquet manifest file")
-                .with_context("expected", "magic `Obj\\x01`, `ORC` or `PAR1`")
-                .with_context("found", head))
+            Err(
+                Error::data_invalid("not an Avro, ORC or Parquet manifest file")
+                    .with_context("expected", "magic `Obj\\x01`, `ORC` or `PAR1`")
+                    .with_context("found", head),
+            )
         }
     }
 }
@@ -83,15 +85,22 @@ fn decode_rows<T>(
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            row(FieldReader::new(r, what))
-                .map_err(|e| e.with_context("file", file).with_context("row", i.to_string()))
+            row(FieldReader::new(r, what)).map_err(|e| {
+                e.with_context("file", file)
+                    .with_context("row", i.to_string())
+            })
         })
         .collect()
 }
 
 /// Decodes a manifest list (`manifest/manifest-list-*`); `file` only names it in errors.
 pub fn decode_manifest_list(bytes: &[u8], file: &str) -> Result<Vec<ManifestFileMeta>> {
-    decode_rows(bytes, file, "ManifestFileMeta", ManifestFileMeta::from_fields)
+    decode_rows(
+        bytes,
+        file,
+        "ManifestFileMeta",
+        ManifestFileMeta::from_fields,
+    )
 }
 
 /// Decodes a manifest (`manifest/manifest-*`); `file` only names it in errors.
@@ -101,5 +110,10 @@ pub fn decode_manifest(bytes: &[u8], file: &str) -> Result<Vec<ManifestEntry>> {
 
 /// Decodes an index manifest (`manifest/index-manifest-*`); `file` only names it in errors.
 pub fn decode_index_manifest(bytes: &[u8], file: &str) -> Result<Vec<IndexManifestEntry>> {
-    decode_rows(bytes, file, "IndexManifestEntry", IndexManifestEntry::from_fields)
+    decode_rows(
+        bytes,
+        file,
+        "IndexManifestEntry",
+        IndexManifestEntry::from_fields,
+    )
 }

@@ -84,7 +84,11 @@ impl Record {
     /// Moves the value of `name` out; `None` when missing or null.
     pub(crate) fn take(&mut self, name: &str) -> Option<Value> {
         let pos = self.names.iter().position(|n| n == name)?;
-        match self.values.get_mut(pos).map(|v| std::mem::replace(v, Value::Null)) {
+        match self
+            .values
+            .get_mut(pos)
+            .map(|v| std::mem::replace(v, Value::Null))
+        {
             None | Some(Value::Null) => None,
             some => some,
         }
@@ -167,9 +171,12 @@ impl FieldReader {
     fn conv_i8(&self, name: &str, v: Value) -> Result<i8> {
         let i = self.conv_i32(name, v)?;
         i8::try_from(i).map_err(|_| {
-            Error::data_invalid(format!("{}: field `{name}` out of TINYINT range", self.what))
-                .with_context("field", name)
-                .with_context("found", i.to_string())
+            Error::data_invalid(format!(
+                "{}: field `{name}` out of TINYINT range",
+                self.what
+            ))
+            .with_context("field", name)
+            .with_context("found", i.to_string())
         })
     }
 
@@ -204,7 +211,6 @@ impl FieldReader {
             .collect()
     }
 
-
     typed!(req_i32, opt_i32, i32, "int", conv_i32);
     typed!(req_i64, opt_i64, i64, "long", conv_i64);
     typed!(req_i8, opt_i8, i8, "tinyint", conv_i8);
@@ -218,7 +224,13 @@ impl FieldReader {
             Some(v) => self.conv_array(name, v).map(Some),
         }
     }
-    typed!(req_strings, opt_strings, Vec<String>, "array<string>", conv_strings);
+    typed!(
+        req_strings,
+        opt_strings,
+        Vec<String>,
+        "array<string>",
+        conv_strings
+    );
 
     /// Required nested record, read as a `what`.
     pub(crate) fn req_record(&mut self, name: &str, what: &'static str) -> Result<FieldReader> {
