@@ -435,6 +435,18 @@ mod tests {
     }
 
     #[test]
+    fn every_standard_codec_round_trips() {
+        let plain = vec![2, 5, 2, 4, b'h', b'i', 4, 10, 12, 0];
+        for name in ["null", "deflate", "snappy", "zstandard", "bzip2", "xz"] {
+            let codec = apache_avro::Codec::from_str(name).unwrap();
+            let mut body = plain.clone();
+            codec.compress(&mut body).unwrap();
+            let rows = read_records(&container(SCHEMA, name, 1, &body)).unwrap();
+            assert_eq!(rows[0].get("a"), Some(&Value::Int(-3)), "{name}");
+        }
+    }
+
+    #[test]
     fn rejects_bad_counts_recursion_and_codecs() {
         let huge = container(SCHEMA, "null", 1, &[2, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0x0f]);
         assert!(read_records(&huge).is_err());
