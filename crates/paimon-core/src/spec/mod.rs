@@ -9,3 +9,5 @@ pub mod types;
 pub use datum::{Datum, Decimal, Timestamp};
 pub use schema::TableSchema;
 pub use types::{DataField, DataType, TypeKind};
+pub mod manifest;
+pub mod snapshot;
