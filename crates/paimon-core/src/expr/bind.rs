@@ -98,7 +98,9 @@ fn bind_node(p: &Predicate, fields: &[DataField], negate: bool) -> Result<BoundP
                 ])
             }
         }
-        Predicate::StartsWith { column, prefix } => bind_starts_with(column, prefix, negate, fields)?,
+        Predicate::StartsWith { column, prefix } => {
+            bind_starts_with(column, prefix, negate, fields)?
+        }
     })
 }
 
@@ -161,7 +163,10 @@ fn bind_starts_with(
     fields: &[DataField],
 ) -> Result<BoundPredicate> {
     let field = resolve(column, fields)?;
-    if !matches!(field.data_type.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) {
+    if !matches!(
+        field.data_type.kind,
+        TypeKind::Char(_) | TypeKind::VarChar(_)
+    ) {
         return Err(Error::invalid_argument(format!(
             "LIKE needs a character column, but '{}' is {}",
             field.name, field.data_type
@@ -220,7 +225,9 @@ pub(crate) fn resolve(column: &str, fields: &[DataField]) -> Result<BoundField> 
         None => match fields.iter().find(|f| f.name == column) {
             Some(f) => Some(f),
             None => {
-                let mut matches = fields.iter().filter(|f| f.name.eq_ignore_ascii_case(column));
+                let mut matches = fields
+                    .iter()
+                    .filter(|f| f.name.eq_ignore_ascii_case(column));
                 let first = matches.next();
                 if let (Some(a), Some(b)) = (first, matches.next()) {
                     return Err(Error::invalid_argument(format!(
@@ -249,7 +256,11 @@ fn unquote(column: &str) -> Option<String> {
 
 fn unknown_column(column: &str, fields: &[DataField]) -> Error {
     const MAX_LISTED: usize = 30;
-    let mut names: Vec<&str> = fields.iter().take(MAX_LISTED).map(|f| f.name.as_str()).collect();
+    let mut names: Vec<&str> = fields
+        .iter()
+        .take(MAX_LISTED)
+        .map(|f| f.name.as_str())
+        .collect();
     if fields.len() > MAX_LISTED {
         names.push("...");
     }

@@ -28,9 +28,22 @@ fn base() -> TableSchema {
     schema(vec![
         field(0, "id", TypeKind::BigInt, false),
         field(1, "name", TypeKind::VarChar(100), true),
-        field(2, "Price", TypeKind::Decimal { precision: 10, scale: 2 }, true),
+        field(
+            2,
+            "Price",
+            TypeKind::Decimal {
+                precision: 10,
+                scale: 2,
+            },
+            true,
+        ),
         field(3, "dt", TypeKind::Date, true),
-        field(4, "tags", TypeKind::Array(Box::new(DataType::nullable(TypeKind::Int))), true),
+        field(
+            4,
+            "tags",
+            TypeKind::Array(Box::new(DataType::nullable(TypeKind::Int))),
+            true,
+        ),
     ])
 }
 
@@ -39,7 +52,9 @@ fn bind(sql: &str) -> Result<BoundPredicate> {
 }
 
 fn b(sql: &str) -> String {
-    bind(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).to_string()
+    bind(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .to_string()
 }
 
 #[test]
@@ -52,8 +67,14 @@ fn binding_is_by_field_id_across_reorder_and_rename() {
         field(1, "full_name", TypeKind::VarChar(100), true),
         field(0, "id", TypeKind::BigInt, false),
     ]);
-    let p1 = parse_predicate("name = 'x' AND id > 3").unwrap().bind(&s1).unwrap();
-    let p2 = parse_predicate("full_name = 'x' AND id > 3").unwrap().bind(&s2).unwrap();
+    let p1 = parse_predicate("name = 'x' AND id > 3")
+        .unwrap()
+        .bind(&s1)
+        .unwrap();
+    let p2 = parse_predicate("full_name = 'x' AND id > 3")
+        .unwrap()
+        .bind(&s2)
+        .unwrap();
     let ids = |p: &BoundPredicate| {
         p.split_and()
             .into_iter()
@@ -66,7 +87,10 @@ fn binding_is_by_field_id_across_reorder_and_rename() {
     assert_eq!(ids(&p1), ids(&p2));
     assert_eq!(p1.field_ids(), [0, 1].into());
     // The same name can mean another field in another schema: ids tell them apart.
-    let err = parse_predicate("name = 'x'").unwrap().bind(&s2).unwrap_err();
+    let err = parse_predicate("name = 'x'")
+        .unwrap()
+        .bind(&s2)
+        .unwrap_err();
     assert!(err.to_string().contains("unknown column 'name'"), "{err}");
 }
 
@@ -87,7 +111,10 @@ fn unknown_and_ambiguous_columns_are_errors() {
     ]);
     let bound = parse_predicate("A = 1").unwrap().bind(&s).unwrap();
     assert_eq!(bound.field_ids(), [1].into());
-    let e = parse_predicate("\"a\" = 1 AND b = 2").unwrap().bind(&s).unwrap_err();
+    let e = parse_predicate("\"a\" = 1 AND b = 2")
+        .unwrap()
+        .bind(&s)
+        .unwrap_err();
     assert!(e.to_string().contains("unknown column 'b'"));
     let s3 = schema(vec![
         field(0, "Ab", TypeKind::Int, true),
@@ -109,7 +136,10 @@ fn literal_errors_name_the_column() {
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert_eq!(b("tags IS NULL"), "tags IS NULL");
     let e = bind("id LIKE 'a%'").unwrap_err();
-    assert!(e.to_string().contains("LIKE needs a character column"), "{e}");
+    assert!(
+        e.to_string().contains("LIKE needs a character column"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -137,7 +167,10 @@ fn and_or_are_flattened_and_constants_folded() {
         b("(id = 1 AND (id = 2 AND (id = 3))) AND name = 'x'"),
         "(id = 1 AND id = 2 AND id = 3 AND name = x)"
     );
-    assert_eq!(b("id = 1 OR (id = 2 OR id = 3)"), "(id = 1 OR id = 2 OR id = 3)");
+    assert_eq!(
+        b("id = 1 OR (id = 2 OR id = 3)"),
+        "(id = 1 OR id = 2 OR id = 3)"
+    );
     assert_eq!(b("id = 1 AND TRUE"), "id = 1");
     assert_eq!(b("id = 1 AND FALSE"), "FALSE");
     assert_eq!(b("id = 1 OR TRUE"), "TRUE");
@@ -177,7 +210,9 @@ fn null_semantics_fold_to_constants() {
 fn leaves_carry_field_and_typed_literals() {
     let p = bind("Price >= 3 AND dt = '2024-01-01'").unwrap();
     let BoundPredicate::And(cs) = p else { panic!() };
-    let BoundPredicate::Leaf { field, op } = &cs[0] else { panic!() };
+    let BoundPredicate::Leaf { field, op } = &cs[0] else {
+        panic!()
+    };
     assert_eq!(
         field,
         &BoundField {

@@ -338,7 +338,10 @@ mod tests {
         assert_eq!(abc.field_ids(), BTreeSet::from([1, 2, 3]));
         assert!(abc.references_only(&BTreeSet::from([1, 2, 3, 4])));
         assert!(!abc.references_only(&BTreeSet::from([1, 2])));
-        assert_eq!(abc.to_string(), "(f1 IS NULL AND f2 = 3 AND f3 IS NOT NULL)");
+        assert_eq!(
+            abc.to_string(),
+            "(f1 IS NULL AND f2 = 3 AND f3 IS NOT NULL)"
+        );
     }
 
     #[test]
@@ -350,14 +353,26 @@ mod tests {
         assert_eq!(LeafOp::NotIn(vec![three.clone()]).eval(None), Some(false));
         assert_eq!(LeafOp::IsNull.eval(None), Some(true));
         assert_eq!(LeafOp::IsNotNull.eval(None), Some(false));
-        assert_eq!(LeafOp::Lt(three.clone()).eval(Some(&Datum::Int(2))), Some(true));
-        assert_eq!(LeafOp::Lt(three.clone()).eval(Some(&Datum::BigInt(2))), None);
+        assert_eq!(
+            LeafOp::Lt(three.clone()).eval(Some(&Datum::Int(2))),
+            Some(true)
+        );
+        assert_eq!(
+            LeafOp::Lt(three.clone()).eval(Some(&Datum::BigInt(2))),
+            None
+        );
         let nan = Datum::Double(f64::NAN);
-        assert_eq!(LeafOp::Gt(Datum::Double(1e300)).eval(Some(&nan)), Some(true));
+        assert_eq!(
+            LeafOp::Gt(Datum::Double(1e300)).eval(Some(&nan)),
+            Some(true)
+        );
         assert_eq!(LeafOp::Eq(nan.clone()).eval(Some(&nan)), Some(true));
         let s = Datum::String("abc".into());
         assert_eq!(LeafOp::StartsWith("ab".into()).eval(Some(&s)), Some(true));
-        assert_eq!(LeafOp::NotStartsWith("ab".into()).eval(Some(&s)), Some(false));
+        assert_eq!(
+            LeafOp::NotStartsWith("ab".into()).eval(Some(&s)),
+            Some(false)
+        );
         assert_eq!(LeafOp::NotStartsWith("ab".into()).eval(None), Some(false));
     }
 

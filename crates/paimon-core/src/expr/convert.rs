@@ -80,7 +80,9 @@ fn parse_number(text: &str) -> Why<ExactNumber> {
         None => (mantissa, ""),
     };
     let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int_part.is_empty() && frac_part.is_empty()) || !all_digits(int_part) || !all_digits(frac_part)
+    if (int_part.is_empty() && frac_part.is_empty())
+        || !all_digits(int_part)
+        || !all_digits(frac_part)
     {
         return Err(format!("'{text}' is not a number"));
     }

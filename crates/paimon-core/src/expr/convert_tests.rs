@@ -40,7 +40,16 @@ fn integers_are_exact_and_range_checked() {
     assert_eq!(ok(num("1e3"), TypeKind::BigInt), Datum::BigInt(1000));
     assert_eq!(ok(num("+7"), TypeKind::Int), Datum::Int(7));
     assert_eq!(ok(num("-0.0"), TypeKind::Int), Datum::Int(0));
-    assert_eq!(ok(num("250e-2"), TypeKind::Decimal { precision: 3, scale: 1 }), dec(25, 3, 1));
+    assert_eq!(
+        ok(
+            num("250e-2"),
+            TypeKind::Decimal {
+                precision: 3,
+                scale: 1
+            }
+        ),
+        dec(25, 3, 1)
+    );
     assert!(err(num("150e-2"), TypeKind::Int).contains("not an integer"));
     assert_eq!(ok(num("-128"), TypeKind::TinyInt), Datum::TinyInt(-128));
     assert_eq!(
@@ -79,10 +88,7 @@ fn decimals_rescale_exactly_or_fail() {
     assert!(err(num("9999999999"), d(10, 2)).contains("precision 10"));
     assert!(err(num("100"), d(4, 2)).contains("precision 4"));
     assert_eq!(ok(Literal::string(" 1.5 "), d(3, 1)), dec(15, 3, 1));
-    assert_eq!(
-        ok(Literal::Typed(dec(12, 3, 1)), d(10, 2)),
-        dec(120, 10, 2)
-    );
+    assert_eq!(ok(Literal::Typed(dec(12, 3, 1)), d(10, 2)), dec(120, 10, 2));
     err(Literal::Typed(Datum::Double(1.5)), d(10, 2));
 }
 
@@ -112,7 +118,10 @@ fn floats_parse_and_reject_overflow() {
         Datum::Float(0.5)
     );
     assert!(err(Literal::Typed(Datum::Double(0.1)), TypeKind::Float).contains("not exact"));
-    assert_eq!(ok(Literal::Typed(Datum::Int(3)), TypeKind::Double), Datum::Double(3.0));
+    assert_eq!(
+        ok(Literal::Typed(Datum::Int(3)), TypeKind::Double),
+        Datum::Double(3.0)
+    );
 }
 
 #[test]
@@ -126,7 +135,10 @@ fn strings_cast_as_sql_would() {
         Datum::String(" a ".into())
     );
     assert_eq!(ok(Literal::string("5"), TypeKind::Int), Datum::Int(5));
-    assert_eq!(ok(Literal::string(" -5 "), TypeKind::BigInt), Datum::BigInt(-5));
+    assert_eq!(
+        ok(Literal::string(" -5 "), TypeKind::BigInt),
+        Datum::BigInt(-5)
+    );
     err(Literal::string("5.5"), TypeKind::Int);
     err(Literal::string("five"), TypeKind::Int);
     assert_eq!(
@@ -134,8 +146,14 @@ fn strings_cast_as_sql_would() {
         Datum::Boolean(true)
     );
     err(Literal::string("yes"), TypeKind::Boolean);
-    assert_eq!(ok(Literal::string("2024-01-01"), TypeKind::Date), Datum::Date(19723));
-    assert_eq!(ok(Literal::string("1969-12-31"), TypeKind::Date), Datum::Date(-1));
+    assert_eq!(
+        ok(Literal::string("2024-01-01"), TypeKind::Date),
+        Datum::Date(19723)
+    );
+    assert_eq!(
+        ok(Literal::string("1969-12-31"), TypeKind::Date),
+        Datum::Date(-1)
+    );
     err(Literal::string("2024-02-30"), TypeKind::Date);
     err(Literal::string("2024-01-01 10:00:00"), TypeKind::Date);
     assert_eq!(
@@ -150,8 +168,14 @@ fn strings_cast_as_sql_would() {
     err(Literal::string("10:00:01.0001"), TypeKind::Time(9));
     err(Literal::string("x"), TypeKind::Variant);
     err(Literal::Boolean(true), TypeKind::Int);
-    assert_eq!(ok(Literal::Boolean(false), TypeKind::Boolean), Datum::Boolean(false));
-    assert_eq!(convert_literal(&Literal::Null, &ty(TypeKind::Int)).unwrap(), None);
+    assert_eq!(
+        ok(Literal::Boolean(false), TypeKind::Boolean),
+        Datum::Boolean(false)
+    );
+    assert_eq!(
+        convert_literal(&Literal::Null, &ty(TypeKind::Int)).unwrap(),
+        None
+    );
 }
 
 fn ts(millis: i64, nanos: u32) -> Timestamp {
@@ -162,20 +186,32 @@ fn ts(millis: i64, nanos: u32) -> Timestamp {
 fn timestamps_keep_precision_or_fail() {
     let base = 1_704_103_200_000; // 2024-01-01 10:00:00 UTC
     assert_eq!(
-        ok(Literal::Timestamp("2024-01-01 10:00:00.123456".into()), TypeKind::Timestamp(6)),
+        ok(
+            Literal::Timestamp("2024-01-01 10:00:00.123456".into()),
+            TypeKind::Timestamp(6)
+        ),
         Datum::Timestamp(ts(base + 123, 456_000))
     );
     assert_eq!(
-        ok(Literal::Timestamp("2024-01-01T10:00:00.123456789".into()), TypeKind::Timestamp(9)),
+        ok(
+            Literal::Timestamp("2024-01-01T10:00:00.123456789".into()),
+            TypeKind::Timestamp(9)
+        ),
         Datum::Timestamp(ts(base + 123, 456_789))
     );
     assert_eq!(
-        ok(Literal::Timestamp("2024-01-01 10:00".into()), TypeKind::Timestamp(0)),
+        ok(
+            Literal::Timestamp("2024-01-01 10:00".into()),
+            TypeKind::Timestamp(0)
+        ),
         Datum::Timestamp(ts(base, 0))
     );
     // Trailing zeros beyond the precision are exact.
     assert_eq!(
-        ok(Literal::Timestamp("2024-01-01 10:00:00.120000".into()), TypeKind::Timestamp(2)),
+        ok(
+            Literal::Timestamp("2024-01-01 10:00:00.120000".into()),
+            TypeKind::Timestamp(2)
+        ),
         Datum::Timestamp(ts(base + 120, 0))
     );
     assert!(err(
@@ -187,16 +223,28 @@ fn timestamps_keep_precision_or_fail() {
         Literal::Timestamp("2024-01-01 10:00:00.1234567891".into()),
         TypeKind::Timestamp(9),
     );
-    err(Literal::Timestamp("2024-01-01 25:00:00".into()), TypeKind::Timestamp(3));
-    err(Literal::Timestamp("2024-01-01 10:00:00+08:00".into()), TypeKind::Timestamp(3));
+    err(
+        Literal::Timestamp("2024-01-01 25:00:00".into()),
+        TypeKind::Timestamp(3),
+    );
+    err(
+        Literal::Timestamp("2024-01-01 10:00:00+08:00".into()),
+        TypeKind::Timestamp(3),
+    );
     // LTZ: the literal is UTC.
     assert_eq!(
-        ok(Literal::string("2024-01-01 10:00:00.5"), TypeKind::LocalZonedTimestamp(3)),
+        ok(
+            Literal::string("2024-01-01 10:00:00.5"),
+            TypeKind::LocalZonedTimestamp(3)
+        ),
         Datum::LocalZonedTimestamp(ts(base + 500, 0))
     );
     // Before the epoch: millis floor, nanos positive.
     assert_eq!(
-        ok(Literal::Timestamp("1969-12-31 23:59:59.999999".into()), TypeKind::Timestamp(6)),
+        ok(
+            Literal::Timestamp("1969-12-31 23:59:59.999999".into()),
+            TypeKind::Timestamp(6)
+        ),
         Datum::Timestamp(ts(-1, 999_000))
     );
     // DATE <-> TIMESTAMP.
@@ -205,14 +253,26 @@ fn timestamps_keep_precision_or_fail() {
         Datum::Timestamp(ts(1_704_067_200_000, 0))
     );
     assert_eq!(
-        ok(Literal::Timestamp("2024-01-01 00:00:00".into()), TypeKind::Date),
+        ok(
+            Literal::Timestamp("2024-01-01 00:00:00".into()),
+            TypeKind::Date
+        ),
         Datum::Date(19723)
     );
-    err(Literal::Timestamp("2024-01-01 00:00:01".into()), TypeKind::Date);
+    err(
+        Literal::Timestamp("2024-01-01 00:00:01".into()),
+        TypeKind::Date,
+    );
     err(Literal::Date("2024-01-01".into()), TypeKind::VarChar(10));
     assert_eq!(
-        ok(Literal::Typed(Datum::Timestamp(ts(5, 1))), TypeKind::Timestamp(9)),
+        ok(
+            Literal::Typed(Datum::Timestamp(ts(5, 1))),
+            TypeKind::Timestamp(9)
+        ),
         Datum::Timestamp(ts(5, 1))
     );
-    err(Literal::Typed(Datum::Timestamp(ts(5, 1))), TypeKind::Timestamp(6));
+    err(
+        Literal::Typed(Datum::Timestamp(ts(5, 1))),
+        TypeKind::Timestamp(6),
+    );
 }

@@ -12,9 +12,7 @@
 //! Syntax errors are `InvalidArgument` carrying the parser's message; valid SQL we cannot
 //! express (other `LIKE` patterns, functions, column-to-column comparisons) is `Unsupported`.
 
-use sqlparser::ast::{
-    BinaryOperator, DataType as SqlType, Expr, Ident, UnaryOperator, Value,
-};
+use sqlparser::ast::{BinaryOperator, DataType as SqlType, Expr, Ident, UnaryOperator, Value};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;

@@ -24,7 +24,10 @@ fn comparison_operators_and_sides() {
     assert_eq!(p("5 < a"), Predicate::gt("a", num("5")));
     assert_eq!(p("(5) >= (a)"), Predicate::lt_eq("a", num("5")));
     assert_eq!(p("a = NULL"), Predicate::eq("a", Literal::Null));
-    assert_eq!(p("flag = TRUE"), Predicate::eq("flag", Literal::Boolean(true)));
+    assert_eq!(
+        p("flag = TRUE"),
+        Predicate::eq("flag", Literal::Boolean(true))
+    );
     assert_eq!(
         p("a = 12345678901234567890.123456789"),
         Predicate::eq("a", num("12345678901234567890.123456789"))
@@ -43,7 +46,10 @@ fn in_null_between_like() {
     );
     assert_eq!(p("x IS NULL"), Predicate::is_null("x"));
     assert_eq!(p("x IS NOT NULL"), Predicate::is_not_null("x"));
-    assert_eq!(p("x BETWEEN 1 AND 5"), Predicate::between("x", num("1"), num("5")));
+    assert_eq!(
+        p("x BETWEEN 1 AND 5"),
+        Predicate::between("x", num("1"), num("5"))
+    );
     assert_eq!(
         p("x NOT BETWEEN 1 AND 5"),
         Predicate::Between {
@@ -58,9 +64,17 @@ fn in_null_between_like() {
         p("s NOT LIKE 'abc%'"),
         Predicate::starts_with("s", "abc").not()
     );
-    assert_eq!(p("s LIKE 'abc'"), Predicate::eq("s", Literal::string("abc")));
+    assert_eq!(
+        p("s LIKE 'abc'"),
+        Predicate::eq("s", Literal::string("abc"))
+    );
     assert_eq!(p("s LIKE 'it''s%'"), Predicate::starts_with("s", "it's"));
-    for bad in ["s LIKE '%abc'", "s LIKE 'a%c%'", "s LIKE 'a_c%'", "s ILIKE 'a%'"] {
+    for bad in [
+        "s LIKE '%abc'",
+        "s LIKE 'a%c%'",
+        "s LIKE 'a_c%'",
+        "s ILIKE 'a%'",
+    ] {
         let e = parse_predicate(bad).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unsupported, "{bad}: {e}");
     }
@@ -77,7 +91,10 @@ fn identifiers_and_typed_literals() {
     );
     assert_eq!(
         p("ts >= TIMESTAMP '2024-01-01 10:00:00.123456'"),
-        Predicate::gt_eq("ts", Literal::Timestamp("2024-01-01 10:00:00.123456".into()))
+        Predicate::gt_eq(
+            "ts",
+            Literal::Timestamp("2024-01-01 10:00:00.123456".into())
+        )
     );
     assert_eq!(
         p("t < TIME '10:00:00'"),
@@ -86,7 +103,10 @@ fn identifiers_and_typed_literals() {
     assert_eq!(p("d = DECIMAL '1.20'"), Predicate::eq("d", num("1.20")));
     assert_eq!(
         p("b = X'0A0b'"),
-        Predicate::eq("b", Literal::Typed(crate::spec::datum::Datum::Binary(vec![10, 11])))
+        Predicate::eq(
+            "b",
+            Literal::Typed(crate::spec::datum::Datum::Binary(vec![10, 11]))
+        )
     );
     let e = parse_predicate("a.b = 1").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
@@ -101,7 +121,10 @@ fn boolean_structure_and_parentheses() {
     // AND binds tighter than OR.
     assert_eq!(p("a = 1 OR b = 2 AND c = 3"), a().or(b().and(c())));
     assert_eq!(p("(a = 1 OR b = 2) AND c = 3"), a().or(b()).and(c()));
-    assert_eq!(p("a = 1 AND b = 2 AND c = 3"), Predicate::And(vec![a(), b(), c()]));
+    assert_eq!(
+        p("a = 1 AND b = 2 AND c = 3"),
+        Predicate::And(vec![a(), b(), c()])
+    );
     assert_eq!(p("NOT a = 1"), a().not());
     assert_eq!(p("NOT (a = 1 OR NOT b = 2)"), a().or(b().not()).not());
     assert_eq!(p("((a = 1))"), a());
@@ -127,7 +150,14 @@ fn syntax_errors_carry_the_parser_message() {
         assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{bad}: {e}");
         assert!(e.to_string().contains("invalid filter"), "{e}");
     }
-    for unsupported in ["a = b", "1 = 1", "f(a) = 1", "a + 1 = 2", "a = CAST(1 AS INT)", "a"] {
+    for unsupported in [
+        "a = b",
+        "1 = 1",
+        "f(a) = 1",
+        "a + 1 = 2",
+        "a = CAST(1 AS INT)",
+        "a",
+    ] {
         match parse_predicate(unsupported) {
             Err(e) => assert_eq!(e.kind(), ErrorKind::Unsupported, "{unsupported}: {e}"),
             Ok(p) => assert_eq!(unsupported, "a", "{p}"),
@@ -156,7 +186,10 @@ fn parsed_filters_bind_end_to_end() {
     assert!(e.to_string().contains("precision 6"), "{e}");
     // NOT (flag IS TRUE) keeps the nulls.
     assert_eq!(
-        p("NOT flag IS TRUE").bind_fields(&fields).unwrap().to_string(),
+        p("NOT flag IS TRUE")
+            .bind_fields(&fields)
+            .unwrap()
+            .to_string(),
         "(flag IS NULL OR flag <> true)"
     );
 }

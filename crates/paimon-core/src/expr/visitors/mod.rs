@@ -66,7 +66,10 @@ pub trait BoundPredicateVisitor {
 }
 
 /// Drives `visitor` over `pred` in post-order.
-pub fn visit<V: BoundPredicateVisitor>(pred: &BoundPredicate, visitor: &mut V) -> Result<V::Output> {
+pub fn visit<V: BoundPredicateVisitor>(
+    pred: &BoundPredicate,
+    visitor: &mut V,
+) -> Result<V::Output> {
     match pred {
         BoundPredicate::AlwaysTrue => visitor.always_true(),
         BoundPredicate::AlwaysFalse => visitor.always_false(),
@@ -125,7 +128,10 @@ mod tests {
         let l = |id| BoundPredicate::leaf(f(id), LeafOp::Eq(Datum::Int(1)));
         let p = BoundPredicate::And(vec![l(1), BoundPredicate::Or(vec![l(2), l(3)])]);
         assert_eq!(visit(&p, &mut Render).unwrap(), "and(1,or(2,3))");
-        assert_eq!(visit(&BoundPredicate::AlwaysFalse, &mut Render).unwrap(), "F");
+        assert_eq!(
+            visit(&BoundPredicate::AlwaysFalse, &mut Render).unwrap(),
+            "F"
+        );
         assert_eq!(Prune::all([]), Prune::MightMatch);
         assert_eq!(Prune::any([]), Prune::CannotMatch);
         assert_eq!(

@@ -19,8 +19,8 @@ use arrow_arith::boolean;
 use arrow_array::cast::AsArray;
 use arrow_array::{
     Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Float32Array,
-    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, Scalar,
-    StringArray, Time32MillisecondArray, TimestampMicrosecondArray, TimestampMillisecondArray,
+    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, Scalar, StringArray,
+    Time32MillisecondArray, TimestampMicrosecondArray, TimestampMillisecondArray,
     TimestampNanosecondArray,
 };
 use arrow_buffer::BooleanBuffer;
@@ -105,7 +105,9 @@ impl BoundPredicateVisitor for RowFilter<'_> {
                     .iter()
                     .map(|v| compare(&col, v, field, arrow_ord::cmp::neq))
                     .collect::<Result<Vec<_>>>()?;
-                fold(masks, boolean::and, || boolean::is_not_null(col.as_ref()).map_err(Into::into))?
+                fold(masks, boolean::and, || {
+                    boolean::is_not_null(col.as_ref()).map_err(Into::into)
+                })?
             }
             LeafOp::StartsWith(p) => starts_with(&col, p, false)?,
             LeafOp::NotStartsWith(p) => starts_with(&col, p, true)?,
@@ -132,7 +134,10 @@ impl RowFilter<'_> {
 
 fn fold(
     masks: Vec<BooleanArray>,
-    op: fn(&BooleanArray, &BooleanArray) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>,
+    op: fn(
+        &BooleanArray,
+        &BooleanArray,
+    ) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>,
     empty: impl FnOnce() -> Result<BooleanArray>,
 ) -> Result<BooleanArray> {
     let mut it = masks.into_iter();
@@ -158,7 +163,12 @@ type CmpKernel = fn(
     &dyn arrow_array::Datum,
 ) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>;
 
-fn compare(col: &ArrayRef, lit: &Datum, field: &BoundField, kernel: CmpKernel) -> Result<BooleanArray> {
+fn compare(
+    col: &ArrayRef,
+    lit: &Datum,
+    field: &BoundField,
+    kernel: CmpKernel,
+) -> Result<BooleanArray> {
     let lit = literal_array(lit, &field.data_type)?;
     let (col, lit) = align(col, lit)?;
     Ok(kernel(&col, &Scalar::new(lit))?)
@@ -208,7 +218,9 @@ fn starts_with(col: &ArrayRef, prefix: &str, negate: bool) -> Result<BooleanArra
 /// A one-element array holding `d` in the canonical Arrow type of `ty`.
 fn literal_array(d: &Datum, ty: &DataType) -> Result<ArrayRef> {
     let mismatch = || {
-        Error::internal(format!("bound literal {d} does not match its field type {ty}"))
+        Error::internal(format!(
+            "bound literal {d} does not match its field type {ty}"
+        ))
     };
     Ok(match (d, &ty.kind) {
         (Datum::Boolean(v), _) => Arc::new(BooleanArray::from(vec![*v])),

@@ -105,12 +105,10 @@ impl Bounds {
         // `Some(o)` = how the usable lower / upper bound compares with `lit`.
         let lo = |lit: &Datum| self.min.as_ref().and_then(|m| cmp_bound(m, lit, Side::Min));
         let hi = |lit: &Datum| self.max.as_ref().and_then(|m| cmp_bound(m, lit, Side::Max));
-        let outside = |lit: &Datum| {
-            lo(lit) == Some(Ordering::Greater) || hi(lit) == Some(Ordering::Less)
-        };
-        let single_value = |lit: &Datum| {
-            lo(lit) == Some(Ordering::Equal) && hi(lit) == Some(Ordering::Equal)
-        };
+        let outside =
+            |lit: &Datum| lo(lit) == Some(Ordering::Greater) || hi(lit) == Some(Ordering::Less);
+        let single_value =
+            |lit: &Datum| lo(lit) == Some(Ordering::Equal) && hi(lit) == Some(Ordering::Equal);
         match op {
             LeafOp::Eq(v) => !outside(v),
             LeafOp::NotEq(v) => !single_value(v),
@@ -122,9 +120,7 @@ impl Bounds {
             LeafOp::NotIn(vs) => !vs.iter().any(single_value),
             LeafOp::StartsWith(p) => self.might_start_with(p),
             LeafOp::NotStartsWith(p) => {
-                let starts = |b: &Option<Datum>| {
-                    matches!(b, Some(Datum::String(s)) if s.starts_with(p.as_str()))
-                };
+                let starts = |b: &Option<Datum>| matches!(b, Some(Datum::String(s)) if s.starts_with(p.as_str()));
                 !(starts(&self.min) && starts(&self.max))
             }
             LeafOp::IsNull | LeafOp::IsNotNull => true,

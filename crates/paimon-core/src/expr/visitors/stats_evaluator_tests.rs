@@ -40,17 +40,24 @@ fn stats_of(columns: &[Vec<Option<Datum>>]) -> Stats {
     };
     for (id, col) in columns.iter().enumerate() {
         let id = id as i32;
-        s.nulls.insert(id, col.iter().filter(|v| v.is_none()).count() as i64);
+        s.nulls
+            .insert(id, col.iter().filter(|v| v.is_none()).count() as i64);
         let non_nan = col.iter().flatten().filter(|d| match d {
             Datum::Double(f) => !f.is_nan(),
             _ => true,
         });
         for v in non_nan {
-            let lower = s.min.get(&id).is_none_or(|m| v.compare(m) == Some(Ordering::Less));
+            let lower = s
+                .min
+                .get(&id)
+                .is_none_or(|m| v.compare(m) == Some(Ordering::Less));
             if lower {
                 s.min.insert(id, v.clone());
             }
-            let upper = s.max.get(&id).is_none_or(|m| v.compare(m) == Some(Ordering::Greater));
+            let upper = s
+                .max
+                .get(&id)
+                .is_none_or(|m| v.compare(m) == Some(Ordering::Greater));
             if upper {
                 s.max.insert(id, v.clone());
             }
@@ -117,12 +124,19 @@ fn int_ranges() {
     assert_eq!(ev(LeafOp::NotEq(i(10)), &int_stats(10, 10, 2, 5)), No);
     assert_eq!(ev(LeafOp::In(vec![i(1), i(25)]), &s), No);
     assert_eq!(ev(LeafOp::In(vec![i(1), i(15)]), &s), Yes);
-    assert_eq!(ev(LeafOp::NotIn(vec![i(10), i(11)]), &int_stats(10, 10, 0, 5)), No);
+    assert_eq!(
+        ev(LeafOp::NotIn(vec![i(10), i(11)]), &int_stats(10, 10, 0, 5)),
+        No
+    );
     assert_eq!(ev(LeafOp::NotIn(vec![i(10), i(11)]), &s), Yes);
     assert_eq!(ev(LeafOp::IsNull, &s), No);
     assert_eq!(ev(LeafOp::IsNotNull, &s), Yes);
     let big: Vec<Datum> = (100..400).map(i).collect();
-    assert_eq!(ev(LeafOp::In(big), &s), Yes, "long IN lists are not evaluated");
+    assert_eq!(
+        ev(LeafOp::In(big), &s),
+        Yes,
+        "long IN lists are not evaluated"
+    );
 }
 
 #[test]
@@ -261,7 +275,9 @@ fn int_leaf_op() -> impl Strategy<Value = LeafOp> {
     ]
 }
 
-fn tree<L: Strategy<Value = BoundPredicate> + 'static>(leaf: L) -> impl Strategy<Value = BoundPredicate> {
+fn tree<L: Strategy<Value = BoundPredicate> + 'static>(
+    leaf: L,
+) -> impl Strategy<Value = BoundPredicate> {
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 1..4).prop_map(BoundPredicate::and_all),
