@@ -59,14 +59,20 @@ impl RowWriter {
         };
         let sink = match format {
             OutputFormat::Table => Sink::Table(Vec::new(), out),
-            OutputFormat::Csv => Sink::Csv(arrow::csv::WriterBuilder::new().with_header(true).build(out)),
+            OutputFormat::Csv => Sink::Csv(
+                arrow::csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(out),
+            ),
             OutputFormat::Jsonl => Sink::Jsonl(out),
             OutputFormat::Parquet => {
                 let p = path.ok_or_else(|| {
                     Error::invalid_argument("--format parquet needs --output FILE")
                 })?;
                 let f = File::create(p).map_err(io_err)?;
-                Sink::Parquet(ArrowWriter::try_new(f, schema, None).map_err(|e| Error::io(e.to_string()))?)
+                Sink::Parquet(
+                    ArrowWriter::try_new(f, schema, None).map_err(|e| Error::io(e.to_string()))?,
+                )
             }
         };
         Ok(RowWriter { sink, fields })
@@ -79,7 +85,8 @@ impl RowWriter {
             Sink::Csv(w) => w.write(batch).map_err(arrow_err)?,
             Sink::Jsonl(w) => {
                 for row in batch_to_json_rows(batch, &self.fields)? {
-                    let line = serde_json::to_string(&row).map_err(|e| Error::internal(e.to_string()))?;
+                    let line =
+                        serde_json::to_string(&row).map_err(|e| Error::internal(e.to_string()))?;
                     writeln!(w, "{line}").map_err(io_err)?;
                 }
             }
@@ -92,7 +99,8 @@ impl RowWriter {
     pub fn finish(self) -> Result<()> {
         match self.sink {
             Sink::Table(batches, mut out) => {
-                let text = arrow::util::pretty::pretty_format_batches(&batches).map_err(arrow_err)?;
+                let text =
+                    arrow::util::pretty::pretty_format_batches(&batches).map_err(arrow_err)?;
                 writeln!(out, "{text}").map_err(io_err)?;
                 let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
                 writeln!(out, "{rows} rows").map_err(io_err)?;

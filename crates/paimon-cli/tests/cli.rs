@@ -4,19 +4,31 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn java_table(rel: &str) -> String {
-    let base = std::env::var_os("PAIMON_JAVA_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
-    });
+    let base = std::env::var_os("PAIMON_JAVA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
+        });
     let (fmt, name) = rel.split_once('/').unwrap();
-    base.join(format!("{fmt}/{name}.db/{name}")).to_str().unwrap().to_string()
+    base.join(format!("{fmt}/{name}.db/{name}"))
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 fn paimon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
@@ -43,9 +55,29 @@ fn scan_json_describes_the_plan() {
 #[test]
 fn read_jsonl_with_projection_and_filter() {
     let t = java_table("parquet/append_09");
-    let out = stdout(&paimon(&["read", &t, "--where", "f0 = 'Paul'", "--select", "f3,f0", "--format", "jsonl"]));
+    let out = stdout(&paimon(&[
+        "read",
+        &t,
+        "--where",
+        "f0 = 'Paul'",
+        "--select",
+        "f3,f0",
+        "--format",
+        "jsonl",
+    ]));
     assert_eq!(out, "{\"f3\":null,\"f0\":\"Paul\"}\n");
-    let out = stdout(&paimon(&["read", &t, "--snapshot", "1", "--format", "csv", "--select", "f0", "--limit", "2"]));
+    let out = stdout(&paimon(&[
+        "read",
+        &t,
+        "--snapshot",
+        "1",
+        "--format",
+        "csv",
+        "--select",
+        "f0",
+        "--limit",
+        "2",
+    ]));
     assert_eq!(out.lines().count(), 3, "{out}");
 }
 
@@ -70,7 +102,16 @@ fn sample_warehouse_main_job() {
     let wh = wh.to_str().unwrap();
     let tables = stdout(&paimon(&["tables", wh]));
     assert!(tables.contains("demo.orders"), "{tables}");
-    let o = paimon(&["read", wh, "demo.orders", "--where", "dt = '2024-01-02' AND amount > 100", "--metrics", "--format", "jsonl"]);
+    let o = paimon(&[
+        "read",
+        wh,
+        "demo.orders",
+        "--where",
+        "dt = '2024-01-02' AND amount > 100",
+        "--metrics",
+        "--format",
+        "jsonl",
+    ]);
     let out = stdout(&o);
     assert!(!out.is_empty());
     for line in out.lines() {

@@ -12,6 +12,7 @@
 )]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod catalog;
 pub mod error;
 pub mod expr;
 pub mod io;

@@ -41,23 +41,32 @@ pub async fn run(args: Args) -> Result<()> {
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN)
     });
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?).plan().await?;
+    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
+        .plan()
+        .await?;
     let files: Vec<String> = plan
         .splits
         .iter()
         .flat_map(|s| {
             let d = s.as_data();
-            d.files.iter().map(|f| d.file_location(f)).collect::<Vec<_>>()
+            d.files
+                .iter()
+                .map(|f| d.file_location(f))
+                .collect::<Vec<_>>()
         })
         .collect();
     if files.iter().any(|f| !f.ends_with(".parquet")) {
-        return Err(Error::unsupported("bench compares against a direct Parquet read: every file must be Parquet"));
+        return Err(Error::unsupported(
+            "bench compares against a direct Parquet read: every file must be Parquet",
+        ));
     }
     let (mut ours, mut direct) = (Vec::new(), Vec::new());
     let mut rows = (0, 0);
     for i in 0..=args.iterations {
         let t = Instant::now();
-        let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?).plan().await?;
+        let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
+            .plan()
+            .await?;
         let read = TableRead::new(&table).with_concurrency(conc);
         let n = read
             .read(plan.splits)?
@@ -75,10 +84,24 @@ pub async fn run(args: Args) -> Result<()> {
     }
     let (a, b) = (median(ours), median(direct));
     println!("table: {}", table.location());
-    println!("files: {}  rows: paimon-rs {} / direct {}", files.len(), rows.0, rows.1);
-    println!("paimon-rs (plan + read): {:>10.3} ms", a.as_secs_f64() * 1e3);
-    println!("arrow-rs direct read:    {:>10.3} ms", b.as_secs_f64() * 1e3);
-    println!("ratio paimon-rs / direct: {:.3}", a.as_secs_f64() / b.as_secs_f64().max(1e-9));
+    println!(
+        "files: {}  rows: paimon-rs {} / direct {}",
+        files.len(),
+        rows.0,
+        rows.1
+    );
+    println!(
+        "paimon-rs (plan + read): {:>10.3} ms",
+        a.as_secs_f64() * 1e3
+    );
+    println!(
+        "arrow-rs direct read:    {:>10.3} ms",
+        b.as_secs_f64() * 1e3
+    );
+    println!(
+        "ratio paimon-rs / direct: {:.3}",
+        a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+    );
     Ok(())
 }
 
@@ -87,7 +110,9 @@ async fn direct_read(files: &[String], concurrency: usize) -> Result<usize> {
         .map(|path| {
             tokio::spawn(async move {
                 let local = path.strip_prefix("file:").unwrap_or(&path).to_string();
-                let f = tokio::fs::File::open(&local).await.map_err(|e| Error::io(format!("{local}: {e}")))?;
+                let f = tokio::fs::File::open(&local)
+                    .await
+                    .map_err(|e| Error::io(format!("{local}: {e}")))?;
                 let s = ParquetRecordBatchStreamBuilder::new(f).await?.build()?;
                 let n = s
                     .try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) })
@@ -96,7 +121,10 @@ async fn direct_read(files: &[String], concurrency: usize) -> Result<usize> {
             })
         })
         .buffer_unordered(concurrency)
-        .map(|r| r.map_err(|e| Error::internal(e.to_string())).and_then(|x| x))
+        .map(|r| {
+            r.map_err(|e| Error::internal(e.to_string()))
+                .and_then(|x| x)
+        })
         .try_collect::<Vec<_>>()
         .await?;
     Ok(counts.into_iter().sum())

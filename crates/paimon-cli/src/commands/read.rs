@@ -48,7 +48,9 @@ pub async fn run(args: Args) -> Result<()> {
     if args.metrics {
         print_metrics(&plan);
     }
-    let mut read = TableRead::new(&table).with_predicate(predicate).with_limit(args.limit);
+    let mut read = TableRead::new(&table)
+        .with_predicate(predicate)
+        .with_limit(args.limit);
     if let Some(cols) = &args.select {
         read = read.with_projection(cols)?;
     }
@@ -56,7 +58,11 @@ pub async fn run(args: Args) -> Result<()> {
         read = read.with_concurrency(n);
     }
     let fields = read.output_fields().to_vec();
-    let total_rows: u64 = plan.splits.iter().map(|s| s.as_data().row_count().max(0) as u64).sum();
+    let total_rows: u64 = plan
+        .splits
+        .iter()
+        .map(|s| s.as_data().row_count().max(0) as u64)
+        .sum();
     let progress = progress_bar(total_rows);
     let mut stream = read.read(plan.splits)?;
     let mut writer = RowWriter::new(args.format, args.output.as_deref(), read.schema()?, fields)?;
@@ -77,9 +83,11 @@ fn progress_bar(total: u64) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} rows (planned, before filters) {elapsed}")
-        .map_err(|e| Error::internal(e.to_string()))
-        .ok()?;
+    let style = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} rows (planned, before filters) {elapsed}",
+    )
+    .map_err(|e| Error::internal(e.to_string()))
+    .ok()?;
     bar.set_style(style);
     Some(bar)
 }

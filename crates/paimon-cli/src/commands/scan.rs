@@ -62,7 +62,11 @@ pub fn plan_json(plan: &Plan, schema: &TableSchema) -> Result<Value> {
                     .row_ranges
                     .as_ref()
                     .and_then(|r| r.get(i).cloned().flatten())
-                    .map(|v| v.into_iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>());
+                    .map(|v| {
+                        v.into_iter()
+                            .map(|(a, b)| json!([a, b]))
+                            .collect::<Vec<_>>()
+                    });
                 json!({
                     "file_name": f.file_name,
                     "level": f.level,

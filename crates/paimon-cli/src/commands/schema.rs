@@ -19,7 +19,10 @@ pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
     let s = table.schema();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(s.as_ref()).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(s.as_ref()).unwrap_or_default()
+        );
         return Ok(());
     }
     println!("table: {}", table.location());

@@ -14,7 +14,10 @@ pub struct Args {
 /// Prints one line per snapshot.
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
-    println!("{:>6}  {:>6}  {:<10}  {:>13}  {:>10}  {:>10}", "id", "schema", "kind", "time_millis", "records", "delta");
+    println!(
+        "{:>6}  {:>6}  {:<10}  {:>13}  {:>10}  {:>10}",
+        "id", "schema", "kind", "time_millis", "records", "delta"
+    );
     for s in table.snapshot_manager().snapshots().await? {
         let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
         println!(

@@ -81,8 +81,10 @@ impl FileSystemCatalog {
         let db = join(&self.warehouse, &format!("{database}{DB_SUFFIX}"));
         let entries = self.io.list(&db).await?;
         if entries.is_empty() && !self.list_databases().await?.iter().any(|d| d == database) {
-            return Err(Error::not_found(format!("database '{database}' does not exist"))
-                .with_context("warehouse", self.warehouse.clone()));
+            return Err(
+                Error::not_found(format!("database '{database}' does not exist"))
+                    .with_context("warehouse", self.warehouse.clone()),
+            );
         }
         let mut out = Vec::new();
         for e in entries.into_iter().filter(|e| e.is_dir) {

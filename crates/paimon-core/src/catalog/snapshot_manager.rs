@@ -188,7 +188,14 @@ impl SnapshotManager {
                 let known = self.tag_names().await?.join(", ");
                 Err(Error::not_found(format!("tag '{name}' does not exist"))
                     .with_context("table", self.table_root.clone())
-                    .with_context("tags", if known.is_empty() { "none".into() } else { known }))
+                    .with_context(
+                        "tags",
+                        if known.is_empty() {
+                            "none".into()
+                        } else {
+                            known
+                        },
+                    ))
             }
             Err(e) => Err(e),
         }
@@ -230,11 +237,14 @@ impl SnapshotManager {
             return Ok(s);
         }
         let path = join(&self.schema_dir(), &format!("{SCHEMA_PREFIX}{id}"));
-        let bytes = self.io.read(&path).await.map_err(|e| {
-            e.with_context("table", self.table_root.clone())
-        })?;
+        let bytes = self
+            .io
+            .read(&path)
+            .await
+            .map_err(|e| e.with_context("table", self.table_root.clone()))?;
         let schema = Arc::new(
-            TableSchema::from_json_bytes(&bytes).map_err(|e| e.with_context("file", path.clone()))?,
+            TableSchema::from_json_bytes(&bytes)
+                .map_err(|e| e.with_context("file", path.clone()))?,
         );
         if schema.id != id {
             return Err(Error::data_invalid(format!(
@@ -290,7 +300,11 @@ mod tests {
         std::fs::create_dir_all(&snap).unwrap();
         let src = java_fixtures().join("parquet/append_09.db/append_09/snapshot");
         for i in 1..=3 {
-            std::fs::copy(src.join(format!("snapshot-{i}")), snap.join(format!("snapshot-{i}"))).unwrap();
+            std::fs::copy(
+                src.join(format!("snapshot-{i}")),
+                snap.join(format!("snapshot-{i}")),
+            )
+            .unwrap();
         }
         std::fs::write(snap.join("LATEST"), "1").unwrap();
         std::fs::write(snap.join("EARLIEST"), "0").unwrap();

@@ -46,7 +46,7 @@ pub(crate) fn parse_location(location: &str) -> Result<Location> {
         if !p.starts_with('/') {
             return Err(invalid("a local path must be absolute"));
         }
-        let path = Path::parse(p.trim_start_matches('/')).map_err(|e| invalid(&e.to_string()))?;
+        let path = Path::parse(normalize(p)).map_err(|e| invalid(&e.to_string()))?;
         return Ok(Location {
             store_key: "file".into(),
             scheme,
@@ -65,6 +65,21 @@ pub(crate) fn parse_location(location: &str) -> Result<Location> {
         authority: authority.to_string(),
         path,
     })
+}
+
+/// Resolves `.` and `..` segments of an absolute local path lexically; drops empty segments.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
 }
 
 /// Builds the store for a parsed location.
@@ -137,6 +152,8 @@ mod tests {
             assert_eq!(l.path.as_ref(), "tmp/a/b", "{s}");
         }
         assert!(parse_location("relative/path").is_err());
+        let l = parse_location("/a/b/../c/./d//e").unwrap();
+        assert_eq!(l.path.as_ref(), "a/c/d/e");
     }
 
     #[test]

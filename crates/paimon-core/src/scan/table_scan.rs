@@ -230,10 +230,7 @@ impl<'a> Planner<'a> {
     }
 
     fn skip_level0(&self) -> bool {
-        let o = self.ctx.table.options();
-        self.ctx.table.schema().has_primary_key()
-            && ((o.deletion_vectors_enabled && !o.deletion_vectors_merge_on_read)
-                || o.merge_engine_is_first_row())
+        self.ctx.table.schema().has_primary_key() && self.ctx.table.options().batch_scan_skip_level0()
     }
 
     async fn filter_live(&mut self, live: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
@@ -338,11 +335,12 @@ impl<'a> Planner<'a> {
         }
         let o = self.ctx.table.options().clone();
         let sizing = SplitSizing {
-            target_size: o.source_split_target_size,
-            open_file_cost: o.source_split_open_file_cost,
+            target_size: o.source_split_target_size.bytes(),
+            open_file_cost: o.source_split_open_file_cost.bytes(),
         };
         let pk = self.ctx.table.schema().has_primary_key();
-        let dv_or_first_row = o.deletion_vectors_enabled || o.merge_engine_is_first_row();
+        let dv_or_first_row =
+            o.deletion_vectors_enabled || o.merge_engine == crate::spec::options::MergeEngine::FirstRow;
         let mut out = Vec::new();
         for ((partition, bucket), (total_buckets, files)) in groups {
             let values = self.partition(&partition)?.values.clone();

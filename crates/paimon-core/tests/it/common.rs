@@ -12,9 +12,11 @@ use serde_json::Value;
 
 /// `../shared/fixtures/java` beside the repository (or `$PAIMON_JAVA_FIXTURES`).
 pub fn java_fixtures() -> PathBuf {
-    let p = std::env::var_os("PAIMON_JAVA_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
-    });
+    let p = std::env::var_os("PAIMON_JAVA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
+        });
     assert!(p.is_dir(), "Java fixtures missing at {}", p.display());
     p
 }

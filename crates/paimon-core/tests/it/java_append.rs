@@ -27,10 +27,24 @@ fn append_09_latest() -> Vec<String> {
 async fn append_09_parquet_and_orc_at_every_snapshot() {
     for fmt in ["parquet", "orc"] {
         let t = java_table(&format!("{fmt}/append_09"));
-        assert_eq!(read_rows(&t, Query::default()).await, append_09_latest(), "{fmt}");
-        let s1 = Query { snapshot: Some(1), ..Query::default() };
-        assert_eq!(read_rows(&t, s1).await, rows(&APPEND_09_SNAPSHOT_1), "{fmt}");
-        let s3 = Query { snapshot: Some(3), ..Query::default() };
+        assert_eq!(
+            read_rows(&t, Query::default()).await,
+            append_09_latest(),
+            "{fmt}"
+        );
+        let s1 = Query {
+            snapshot: Some(1),
+            ..Query::default()
+        };
+        assert_eq!(
+            read_rows(&t, s1).await,
+            rows(&APPEND_09_SNAPSHOT_1),
+            "{fmt}"
+        );
+        let s3 = Query {
+            snapshot: Some(3),
+            ..Query::default()
+        };
         assert_eq!(read_rows(&t, s3).await.len(), 10, "{fmt}");
     }
 }
@@ -38,18 +52,35 @@ async fn append_09_parquet_and_orc_at_every_snapshot() {
 #[tokio::test]
 async fn append_09_filters_and_projection() {
     let t = java_table("parquet/append_09");
-    let q = Query { filter: Some("f1 = 20"), ..Query::default() };
-    assert_eq!(read_rows(&t, q).await, rows(&["Lucy, 20, 1, 14.1", "Paul, 20, 1, null"]));
-    let q = Query { filter: Some("f3 > 15 AND f0 LIKE 'A%'"), select: Some(vec!["f3", "f0"]), ..Query::default() };
+    let q = Query {
+        filter: Some("f1 = 20"),
+        ..Query::default()
+    };
+    assert_eq!(
+        read_rows(&t, q).await,
+        rows(&["Lucy, 20, 1, 14.1", "Paul, 20, 1, null"])
+    );
+    let q = Query {
+        filter: Some("f3 > 15 AND f0 LIKE 'A%'"),
+        select: Some(vec!["f3", "f0"]),
+        ..Query::default()
+    };
     assert_eq!(read_rows(&t, q).await, rows(&["16.1, Alex"]));
-    let q = Query { filter: Some("f3 IS NULL"), select: Some(vec!["f0"]), ..Query::default() };
+    let q = Query {
+        filter: Some("f3 IS NULL"),
+        select: Some(vec!["f0"]),
+        ..Query::default()
+    };
     assert_eq!(read_rows(&t, q).await, rows(&["Paul"]));
 }
 
 #[tokio::test]
 async fn append_10() {
     let t = java_table("parquet/append_10");
-    assert_eq!(read_rows(&t, Query::default()).await, rows(&APPEND_09_SNAPSHOT_1));
+    assert_eq!(
+        read_rows(&t, Query::default()).await,
+        rows(&APPEND_09_SNAPSHOT_1)
+    );
 }
 
 #[tokio::test]
@@ -67,7 +98,11 @@ async fn empty_and_null_partitions() {
         ])
     );
     let t = java_table("parquet/append_with_empty_partition_with_specific_name");
-    let q = Query { filter: Some("f0 IS NULL"), select: Some(vec!["f1"]), ..Query::default() };
+    let q = Query {
+        filter: Some("f0 IS NULL"),
+        select: Some(vec!["f1"]),
+        ..Query::default()
+    };
     assert_eq!(read_rows(&t, q).await, rows(&["200", "50", "100"]));
     let t = java_table("parquet/append_with_empty_partition_with_empty_value");
     assert_eq!(
@@ -103,10 +138,18 @@ async fn schema_evolution_by_field_id() {
         ])
     );
     // A predicate on a renamed column (b -> c, field id 3) reads old and new files alike.
-    let q = Query { filter: Some("c < 40"), select: Some(vec!["k"]), ..Query::default() };
+    let q = Query {
+        filter: Some("c < 40"),
+        select: Some(vec!["k"]),
+        ..Query::default()
+    };
     assert_eq!(read_rows(&t, q).await, rows(&["16", "26", "36"]));
     // A predicate on a column added later: old files hold nulls.
-    let q = Query { filter: Some("e IS NULL"), select: Some(vec!["k"]), ..Query::default() };
+    let q = Query {
+        filter: Some("e IS NULL"),
+        select: Some(vec!["k"]),
+        ..Query::default()
+    };
     assert_eq!(read_rows(&t, q).await.len(), 5);
 }
 
@@ -146,7 +189,14 @@ async fn mixed_file_formats_in_one_table() {
 #[tokio::test]
 async fn complex_data_types() {
     let t = java_table("parquet/append_complex_data");
-    let got = read_rows(&t, Query { select: Some(vec!["f1", "f2", "f3", "f5"]), ..Query::default() }).await;
+    let got = read_rows(
+        &t,
+        Query {
+            select: Some(vec!["f1", "f2", "f3", "f5"]),
+            ..Query::default()
+        },
+    )
+    .await;
     assert_eq!(
         got,
         rows(&[

@@ -8,10 +8,21 @@ use crate::common::{java_table, plan, Query};
 
 #[tokio::test]
 async fn plan_counts_match_snapshot_record_counts() {
-    for rel in ["parquet/append_09", "orc/append_09", "parquet/append_table_with_alter_table"] {
+    for rel in [
+        "parquet/append_09",
+        "orc/append_09",
+        "parquet/append_table_with_alter_table",
+    ] {
         let table = Table::open(&java_table(rel)).await.unwrap();
         for s in table.snapshot_manager().snapshots().await.unwrap() {
-            let p = plan(&table, &Query { snapshot: Some(s.id), ..Query::default() }).await;
+            let p = plan(
+                &table,
+                &Query {
+                    snapshot: Some(s.id),
+                    ..Query::default()
+                },
+            )
+            .await;
             let rows: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
             assert_eq!(Some(rows), s.total_record_count, "{rel} snapshot {}", s.id);
         }
@@ -22,11 +33,24 @@ async fn plan_counts_match_snapshot_record_counts() {
 async fn partition_and_bucket_pruning_metrics() {
     let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
     let all = plan(&table, &Query::default()).await;
-    let p = plan(&table, &Query { filter: Some("f1 = 20"), ..Query::default() }).await;
+    let p = plan(
+        &table,
+        &Query {
+            filter: Some("f1 = 20"),
+            ..Query::default()
+        },
+    )
+    .await;
     assert!(p.metrics.files_skipped_by_partition > 0);
-    assert!(p.splits.iter().all(|s| s.as_data().bucket_path.contains("f1=20")));
+    assert!(p
+        .splits
+        .iter()
+        .all(|s| s.as_data().bucket_path.contains("f1=20")));
     assert!(p.metrics.files_planned < all.metrics.files_planned);
-    let ctx = ScanContextBuilder::new(table.clone()).with_bucket_filter(0).build().unwrap();
+    let ctx = ScanContextBuilder::new(table.clone())
+        .with_bucket_filter(0)
+        .build()
+        .unwrap();
     let b = TableScan::new(ctx).plan().await.unwrap();
     assert!(b.splits.iter().all(|s| s.as_data().bucket == 0));
     assert!(b.metrics.files_skipped_by_bucket > 0);
@@ -35,7 +59,10 @@ async fn partition_and_bucket_pruning_metrics() {
 #[tokio::test]
 async fn missing_snapshot_and_tag_are_clear_errors() {
     let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
-    let ctx = ScanContextBuilder::new(table.clone()).with_snapshot(SnapshotSelector::Id(42)).build().unwrap();
+    let ctx = ScanContextBuilder::new(table.clone())
+        .with_snapshot(SnapshotSelector::Id(42))
+        .build()
+        .unwrap();
     let e = TableScan::new(ctx).plan().await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
     assert!(e.to_string().contains("snapshot 42"), "{e}");
@@ -43,7 +70,10 @@ async fn missing_snapshot_and_tag_are_clear_errors() {
         .with_snapshot(SnapshotSelector::Tag("nope".into()))
         .build()
         .unwrap();
-    assert_eq!(TableScan::new(ctx).plan().await.unwrap_err().kind(), ErrorKind::NotFound);
+    assert_eq!(
+        TableScan::new(ctx).plan().await.unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
     let e = Table::open("/nonexistent/table").await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
 }

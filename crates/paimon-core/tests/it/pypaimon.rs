@@ -13,9 +13,11 @@ use serde_json::{Map, Value};
 
 /// The generated fixtures, or `None` (a failure under CI) when they were not generated.
 pub fn pypaimon_fixtures() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_PYPAIMON_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pypaimon-fixtures")
-    });
+    let p = std::env::var_os("PAIMON_PYPAIMON_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pypaimon-fixtures")
+        });
     if p.join("fixtures.json").is_file() {
         return Some(p);
     }
@@ -24,7 +26,10 @@ pub fn pypaimon_fixtures() -> Option<PathBuf> {
         "pypaimon fixtures missing at {}: run scripts/gen-fixtures.sh",
         p.display()
     );
-    eprintln!("skipping: pypaimon fixtures missing at {} (run scripts/gen-fixtures.sh)", p.display());
+    eprintln!(
+        "skipping: pypaimon fixtures missing at {} (run scripts/gen-fixtures.sh)",
+        p.display()
+    );
     None
 }
 
@@ -42,10 +47,28 @@ fn literal(v: &Value) -> Literal {
 pub fn predicate(p: &Value) -> Predicate {
     let op = p["op"].as_str().unwrap();
     let column = || p["column"].as_str().unwrap().to_string();
-    let cmp = |op| Predicate::Compare { column: column(), op, value: literal(&p["value"]) };
+    let cmp = |op| Predicate::Compare {
+        column: column(),
+        op,
+        value: literal(&p["value"]),
+    };
     match op {
-        "and" => Predicate::And(p["children"].as_array().unwrap().iter().map(predicate).collect()),
-        "or" => Predicate::Or(p["children"].as_array().unwrap().iter().map(predicate).collect()),
+        "and" => Predicate::And(
+            p["children"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(predicate)
+                .collect(),
+        ),
+        "or" => Predicate::Or(
+            p["children"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(predicate)
+                .collect(),
+        ),
         "eq" => cmp(CompareOp::Eq),
         "ne" => cmp(CompareOp::NotEq),
         "lt" => cmp(CompareOp::Lt),
@@ -54,7 +77,12 @@ pub fn predicate(p: &Value) -> Predicate {
         "ge" => cmp(CompareOp::GtEq),
         "in" => Predicate::In {
             column: column(),
-            values: p["values"].as_array().unwrap().iter().map(literal).collect(),
+            values: p["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(literal)
+                .collect(),
             negated: false,
         },
         "between" => Predicate::Between {
@@ -63,8 +91,14 @@ pub fn predicate(p: &Value) -> Predicate {
             high: literal(&p["values"][1]),
             negated: false,
         },
-        "is_null" => Predicate::IsNull { column: column(), negated: false },
-        "is_not_null" => Predicate::IsNull { column: column(), negated: true },
+        "is_null" => Predicate::IsNull {
+            column: column(),
+            negated: false,
+        },
+        "is_not_null" => Predicate::IsNull {
+            column: column(),
+            negated: true,
+        },
         "starts_with" => Predicate::StartsWith {
             column: column(),
             prefix: p["value"].as_str().unwrap().to_string(),
@@ -94,12 +128,21 @@ fn norm(v: &Value) -> String {
 }
 
 fn row_key(row: &Map<String, Value>, cols: &[String]) -> String {
-    cols.iter().map(|c| format!("{c}={}", norm(row.get(c).unwrap_or(&Value::Null)))).collect::<Vec<_>>().join("|")
+    cols.iter()
+        .map(|c| format!("{c}={}", norm(row.get(c).unwrap_or(&Value::Null))))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// Runs every query of one expected-results file; returns how many were checked.
 pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
-    let table = Table::open(root.join(expected["path"].as_str().unwrap()).to_str().unwrap()).await.unwrap();
+    let table = Table::open(
+        root.join(expected["path"].as_str().unwrap())
+            .to_str()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
     let mut checked = 0;
     for q in expected["queries"].as_array().unwrap() {
         let name = q["name"].as_str().unwrap();
@@ -107,20 +150,32 @@ pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
         if !q["predicate"].is_null() {
             b = b.with_predicate(predicate(&q["predicate"]));
         }
-        let ctx = b.build().unwrap_or_else(|e| panic!("{}: {name}: {e}", expected["table"]));
+        let ctx = b
+            .build()
+            .unwrap_or_else(|e| panic!("{}: {name}: {e}", expected["table"]));
         let pred = ctx.predicate.clone();
         let plan = TableScan::new(ctx).plan().await.unwrap();
         let mut read = TableRead::new(&table).with_predicate(pred);
         let cols: Vec<String> = match q["projection"].as_array() {
             Some(p) => p.iter().map(|c| c.as_str().unwrap().to_string()).collect(),
-            None => table.schema().fields.iter().map(|f| f.name.clone()).collect(),
+            None => table
+                .schema()
+                .fields
+                .iter()
+                .map(|f| f.name.clone())
+                .collect(),
         };
         read = read.with_projection(&cols).unwrap();
         let fields = read.output_fields().to_vec();
         let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
         let mut got: Vec<String> = Vec::new();
         for b in &batches {
-            got.extend(batch_to_json_rows(b, &fields).unwrap().iter().map(|r| row_key(r, &cols)));
+            got.extend(
+                batch_to_json_rows(b, &fields)
+                    .unwrap()
+                    .iter()
+                    .map(|r| row_key(r, &cols)),
+            );
         }
         let mut want: Vec<String> = q["rows"]
             .as_array()
@@ -137,10 +192,15 @@ pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
 }
 
 fn expected_files(root: &std::path::Path) -> Vec<Value> {
-    let index: Value = serde_json::from_slice(&std::fs::read(root.join("fixtures.json")).unwrap()).unwrap();
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(root.join("fixtures.json")).unwrap()).unwrap();
     let mut out = Vec::new();
     for t in index["tables"].as_array().unwrap() {
-        let name = t.as_str().map(str::to_string).or_else(|| t["name"].as_str().map(str::to_string)).unwrap();
+        let name = t
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| t["name"].as_str().map(str::to_string))
+            .unwrap();
         let short = name.rsplit('.').next().unwrap();
         let p = root.join("expected").join(format!("{short}.json"));
         out.push(serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap());
@@ -150,10 +210,14 @@ fn expected_files(root: &std::path::Path) -> Vec<Value> {
 
 #[tokio::test]
 async fn pypaimon_append_tables_answer_every_query() {
-    let Some(root) = pypaimon_fixtures() else { return };
+    let Some(root) = pypaimon_fixtures() else {
+        return;
+    };
     let mut tables = 0;
     for exp in expected_files(&root) {
-        let is_pk = exp["primary_keys"].as_array().is_some_and(|k| !k.is_empty());
+        let is_pk = exp["primary_keys"]
+            .as_array()
+            .is_some_and(|k| !k.is_empty());
         if is_pk {
             continue;
         }
