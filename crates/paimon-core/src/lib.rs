@@ -12,8 +12,10 @@
 )]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod arrow;
 pub mod error;
 pub mod io;
+pub mod read;
 pub mod spec;
 
 pub use error::{Error, ErrorKind, Result};
