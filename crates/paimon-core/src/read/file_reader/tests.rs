@@ -1,7 +1,9 @@
 //! Fixture tests of [`read_data_file`] against Java-written tables.
+#![allow(clippy::single_range_in_vec_init)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
@@ -11,6 +13,7 @@ use futures::TryStreamExt;
 use super::*;
 use crate::arrow::arrow_schema;
 use crate::spec::schema::TableSchema;
+use crate::spec::types::{DataType, TypeKind};
 use crate::test_util::java_fixtures;
 use crate::ErrorKind;
 
@@ -44,7 +47,7 @@ fn data_files(dir: &Path, out: &mut Vec<PathBuf>) {
     out.sort();
 }
 
-/// The latest schema whose field names are the file's physical columns (parquet), else the
+/// The earliest schema whose field names are the file's physical columns (parquet), else the
 /// latest schema.
 fn schema_of_file(table: &Path, file: &Path) -> TableSchema {
     let all = schemas(table);
@@ -210,4 +213,357 @@ async fn timestamps_of_every_precision() {
             "1970-01-01T00:00:05,null,1970-01-01T00:00:00.000005,1970-01-01T00:00:06,null,1970-01-01T00:00:00.000006",
         ]
     );
+}
+
+#[tokio::test]
+async fn nested_and_complex_types() {
+    let rows = read_table("parquet/parquet_append_table").await;
+    assert_eq!(rows.len(), 9);
+    assert_eq!(
+        rows[3],
+        "false,34,304,300004,3000000004,3.4,300.000000004,s34,613334,\
+         {[5.141, 5.241]: {f0: false, f1: 641}, [5.14, 5.24]: {f0: false, f1: 64}},\
+         1970-01-01T00:00:00.000074,1970-03-26,0.94"
+    );
+    assert!(rows[2].contains(",s33,613333,null,"));
+    assert!(rows[5].contains("{[5.16, 5.26]: null}"));
+    let rows = read_table("parquet/append_complex_build_in_fieldid").await;
+    assert!(
+        rows.contains(
+            &"{127: 32767, -128: -32768},[1.1, 1.2],{f0: false, f1: 2222},\
+        1970-01-01T00:02:03.123123,1970-09-03,0.12"
+                .to_string()
+        ),
+        "{rows:?}"
+    );
+    let got: BTreeSet<String> = read_table("parquet/append_complex_data")
+        .await
+        .into_iter()
+        .collect();
+    let want = set(&[
+        "10,1,1973-05-19,2033-05-18T03:33:20,123456789987654321.45678,616464",
+        "20,1,1966-08-16,1899-01-01T00:59:20.001001001,-123456789987654321.45678,626164",
+        "10,1,2024-07-05,2033-05-18T03:33:20.000001001,12.30000,636174",
+        "10,1,1970-01-01,2008-12-28T00:00:00.000123456,null,646164",
+        "10,1,1970-04-11,2008-12-28T00:00:00.000123450,-123.45000,656174",
+        "10,1,null,1899-01-01T00:59:20.001001001,0.00000,666174",
+        "20,0,1969-09-23,null,0.00000,676574",
+        "10,1,2024-10-10,2024-10-10T10:10:10.100100100,1728551410100.10010,null",
+    ]);
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn nested_arrow_types_are_the_project_mapping() {
+    let dir = table_dir("parquet/parquet_append_table");
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let s = schema_of_file(&dir, &files[0]);
+    let b = collect(request(&files[0], s.fields.clone(), s.fields.clone()))
+        .await
+        .unwrap();
+    let m = b[0].column(9).as_map();
+    assert_eq!(m.entries().fields()[0].name(), "key");
+    let k = m.keys().as_list::<i32>();
+    assert_eq!(k.values().as_primitive::<Float32Type>().value(0), 5.11);
+    assert_eq!(
+        b[0].column(10).data_type(),
+        &arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None)
+    );
+    assert_eq!(
+        b[0].column(10)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(0),
+        71_000
+    );
+}
+
+/// Reads every file of the alter-table fixture with the latest schema.
+#[tokio::test]
+async fn schema_evolution_reads_old_files_with_latest_schema() {
+    let dir = table_dir("parquet/append_table_with_alter_table");
+    let latest = schemas(&dir).pop().unwrap();
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let mut rows = vec![];
+    for f in &files {
+        let s = schema_of_file(&dir, f);
+        rows.extend(render(
+            &collect(request(f, s.fields.clone(), latest.fields.clone()))
+                .await
+                .unwrap(),
+        ));
+    }
+    rows.sort_by_key(|r| {
+        r.split(',')
+            .map(|v| v.parse::<i64>().unwrap_or(-1))
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(
+        rows,
+        vec![
+            "0,1,16,13,null,15,null",
+            "0,1,26,23,null,25,null",
+            "0,1,36,33,null,35,null",
+            "0,1,66,63,517,65,618",
+            "0,1,76,73,527,75,628",
+            "0,1,86,83,537,85,638",
+            "1,1,46,43,null,45,null",
+            "1,1,56,53,null,55,null",
+            "1,1,96,93,547,95,648",
+            "1,1,106,103,557,105,658",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn retyped_columns_are_cast() {
+    // int -> bigint / string / double on the alter-table files written with schema-0
+    let dir = table_dir("parquet/append_table_with_alter_table");
+    let s0 = schemas(&dir).remove(0);
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let f = files
+        .iter()
+        .find(|f| schema_of_file(&dir, f).id == 0)
+        .unwrap();
+    let mut read = s0.fields.clone();
+    read[2].data_type = DataType::nullable(TypeKind::BigInt);
+    read[3].data_type = DataType::nullable(TypeKind::VarChar(10));
+    read[4].data_type = DataType::not_null(TypeKind::Double);
+    let b = collect(request(f, s0.fields.clone(), read.clone()))
+        .await
+        .unwrap();
+    assert_eq!(b[0].schema(), arrow_schema(&read).unwrap());
+    assert!(matches!(
+        b[0].column(2).as_primitive::<Int64Type>().value(0),
+        12 | 42
+    ));
+    assert!(["13", "43"].contains(&b[0].column(3).as_string::<i32>().value(0)));
+    assert!(matches!(
+        b[0].column(4).as_primitive::<Float64Type>().value(0),
+        14.0 | 44.0
+    ));
+
+    // TIMESTAMP -> INT/DATE/STRING/LTZ and INT -> TIMESTAMP (Java: seconds)
+    let dir = table_dir("parquet/append_with_cast_timestamp");
+    let all = schemas(&dir);
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let rows = render(
+        &collect(request(
+            &files[0],
+            all[0].fields.clone(),
+            all[1].fields.clone(),
+        ))
+        .await
+        .unwrap(),
+    );
+    assert_eq!(
+        rows[0],
+        "1,1970-01-01,1970-01-01 00:00:00.000001,1970-01-01T00:00:00.000000001,2,1970-01-01,\
+         1970-01-01 00:00:00.000002,1970-01-01T00:00:00.000000002,1970-01-01T00:00:00,1970-01-01T00:00:00"
+    );
+    assert!(
+        rows[1].ends_with(",1970-01-01T00:00:01,1970-01-01T00:00:01"),
+        "{}",
+        rows[1]
+    );
+}
+
+fn alter_file() -> (PathBuf, TableSchema) {
+    let dir = table_dir("parquet/append_table_with_alter_table");
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let f = files
+        .into_iter()
+        .find(|f| schema_of_file(&dir, f).id == 1)
+        .unwrap();
+    let s = schema_of_file(&dir, &f);
+    (f, s)
+}
+
+#[tokio::test]
+async fn projection_row_ranges_deletions_and_row_group_filter() {
+    let (f, s) = alter_file();
+    // rows of this file: "k,c,d,a,e" after the keys; project e, key0, c (reordered subset)
+    let pick = |n: &str| s.fields.iter().find(|f| f.name == n).unwrap().clone();
+    let read = vec![pick("e"), pick("key0"), pick("c")];
+    let all = render(
+        &collect(request(&f, s.fields.clone(), read.clone()))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(all.len(), 3);
+    assert_eq!(all[0].split(',').count(), 3);
+    let mut r = request(&f, s.fields.clone(), read.clone());
+    r.row_ranges = Some(vec![1..3]);
+    assert_eq!(render(&collect(r).await.unwrap()), all[1..3].to_vec());
+    let mut r = request(&f, s.fields.clone(), read.clone());
+    r.deleted_rows = Some(Arc::new([0u64, 2].into_iter().collect()));
+    assert_eq!(render(&collect(r).await.unwrap()), vec![all[1].clone()]);
+    let mut r = request(&f, s.fields.clone(), read.clone());
+    r.row_ranges = Some(vec![0..2]);
+    r.deleted_rows = Some(Arc::new([0u64].into_iter().collect()));
+    r.batch_size = 1;
+    assert_eq!(render(&collect(r).await.unwrap()), vec![all[1].clone()]);
+    for (keep, rows) in [(false, 0), (true, 3)] {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let mut r = request(&f, s.fields.clone(), read.clone());
+        r.row_group_filter = Some(Arc::new(move |rg: &RowGroupMetaData| {
+            c.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(rg.num_rows(), 3);
+            keep
+        }));
+        assert_eq!(render(&collect(r).await.unwrap()).len(), rows);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+    // empty projection still counts rows
+    let b = collect(request(&f, s.fields.clone(), vec![]))
+        .await
+        .unwrap();
+    assert_eq!(b.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+}
+
+#[tokio::test]
+async fn selections_on_orc_and_avro() {
+    for rel in [
+        "orc/append_09",
+        "avro/append_with_multiple_ts_precision_and_timezone",
+    ] {
+        let dir = table_dir(rel);
+        let mut files = vec![];
+        data_files(&dir, &mut files);
+        let f = files
+            .iter()
+            .max_by_key(|f| std::fs::metadata(f).unwrap().len())
+            .unwrap();
+        let s = schema_of_file(&dir, f);
+        let read: Vec<DataField> = s.fields.iter().rev().cloned().collect();
+        let all = render(
+            &collect(request(f, s.fields.clone(), read.clone()))
+                .await
+                .unwrap(),
+        );
+        assert!(all.len() >= 3, "{rel}");
+        let mut r = request(f, s.fields.clone(), read.clone());
+        r.row_ranges = Some(vec![0..1, 2..3]);
+        r.deleted_rows = Some(Arc::new([0u64].into_iter().collect()));
+        assert_eq!(
+            render(&collect(r).await.unwrap()),
+            vec![all[2].clone()],
+            "{rel}"
+        );
+    }
+}
+
+/// A parquet file with 10 row groups of 10 rows (`v` = 0..100) written by the parquet crate.
+fn multi_group_file(dir: &Path) -> PathBuf {
+    use arrow_array::Int64Array;
+    let path = dir.join("data-multi-0.parquet");
+    let schema = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "v",
+        arrow_schema::DataType::Int64,
+        false,
+    )]));
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(10))
+        .build();
+    let file = std::fs::File::create(&path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema.clone(), Some(props)).unwrap();
+    let batch =
+        RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from_iter_values(0..100))]).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    path
+}
+
+#[tokio::test]
+async fn row_group_filter_with_ranges_and_deletions_keeps_global_positions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = multi_group_file(tmp.path());
+    let fields = vec![DataField::new(0, "v", DataType::not_null(TypeKind::BigInt))];
+    let mut r = request(&f, fields.clone(), fields.clone());
+    // skip row groups holding 10..20 and 30..40
+    r.row_group_filter = Some(Arc::new(|rg: &RowGroupMetaData| {
+        let s = rg
+            .column(0)
+            .statistics()
+            .and_then(|s| s.min_bytes_opt().map(|b| b[0]))
+            .unwrap();
+        s != 10 && s != 30
+    }));
+    r.row_ranges = Some(vec![5..35, 95..200]);
+    r.deleted_rows = Some(Arc::new([6u64, 7, 20, 96].into_iter().collect()));
+    r.batch_size = 7;
+    let got: Vec<i64> = collect(r)
+        .await
+        .unwrap()
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect();
+    let want: Vec<i64> = (5..10)
+        .chain(21..30)
+        .chain([95, 97, 98, 99])
+        .filter(|v| *v != 6 && *v != 7)
+        .collect();
+    assert_eq!(got, want);
+}
+
+async fn open_err(path: &Path, fields: &[DataField]) -> Error {
+    let r = request(path, fields.to_vec(), fields.to_vec());
+    collect(r).await.unwrap_err()
+}
+
+#[tokio::test]
+async fn bad_input_gives_typed_errors_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (good, s) = alter_file();
+    let bytes = std::fs::read(&good).unwrap();
+    let mut cases = vec![];
+    for (name, content) in [
+        ("data-trunc-0.parquet", bytes[..bytes.len() / 2].to_vec()),
+        ("data-tail-0.parquet", bytes[bytes.len() / 2..].to_vec()),
+        (
+            "data-garbage-0.parquet",
+            b"PAR1 this is not parquet at all PAR1".to_vec(),
+        ),
+        (
+            "data-garbage-0.orc",
+            b"ORC garbage garbage garbage garbage".to_vec(),
+        ),
+        ("data-garbage-0.avro", b"Obj\x01garbage".to_vec()),
+        ("data-empty-0.orc", vec![]),
+    ] {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, content).unwrap();
+        cases.push(p);
+    }
+    for p in &cases {
+        let e = open_err(p, &s.fields).await;
+        assert_eq!(e.kind(), ErrorKind::DataInvalid, "{e}");
+        assert!(
+            e.to_string()
+                .contains(p.file_name().unwrap().to_str().unwrap()),
+            "{e}"
+        );
+    }
+    // every strict prefix of a real parquet file fails cleanly
+    for cut in (0..bytes.len()).step_by(97) {
+        let p = tmp.path().join("data-prefix-0.parquet");
+        std::fs::write(&p, &bytes[..cut]).unwrap();
+        let _ = open_err(&p, &s.fields).await;
+    }
+    let missing = tmp.path().join("data-missing-0.parquet");
+    let e = open_err(&missing, &s.fields).await;
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    assert!(e.to_string().contains("data-missing-0.parquet"), "{e}");
+    // a file schema naming a column the file lacks
+    let mut wrong = s.fields.clone();
+    wrong[2].name = "nope".into();
+    let e = collect(request(&good, wrong.clone(), wrong))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
 }
