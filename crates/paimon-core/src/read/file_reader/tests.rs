@@ -567,3 +567,45 @@ async fn bad_input_gives_typed_errors_naming_the_file() {
         .unwrap_err();
     assert!(e.to_string().contains("nope"), "{e}");
 }
+
+#[tokio::test]
+async fn pk_files_hide_system_columns_unless_requested() {
+    let dir = table_dir("parquet/pk_09");
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let s = schemas(&dir).pop().unwrap();
+    let seq = DataField::new(
+        2147483646,
+        "_SEQUENCE_NUMBER",
+        DataType::not_null(TypeKind::BigInt),
+    );
+    let kind = DataField::new(
+        2147483645,
+        "_VALUE_KIND",
+        DataType::not_null(TypeKind::TinyInt),
+    );
+    let pk = s.field(&s.trimmed_primary_keys()[0]).unwrap();
+    let key = DataField::new(
+        1073741823 + pk.id,
+        format!("_KEY_{}", pk.name),
+        pk.data_type.clone(),
+    );
+    let plain = collect(request(&files[0], s.fields.clone(), s.fields.clone()))
+        .await
+        .unwrap();
+    assert_eq!(plain[0].num_columns(), s.fields.len());
+    let mut read = vec![seq, kind, key];
+    read.extend(s.fields.iter().cloned());
+    let b = collect(request(&files[0], s.fields.clone(), read))
+        .await
+        .unwrap();
+    assert_eq!(b[0].column(0).null_count(), 0);
+    assert!(b[0]
+        .column(1)
+        .as_primitive::<Int8Type>()
+        .values()
+        .iter()
+        .all(|k| (0..4).contains(k)));
+    let pk_pos = 3 + s.index_of(&pk.name).unwrap();
+    assert_eq!(b[0].column(2).as_ref(), b[0].column(pk_pos).as_ref());
+}
