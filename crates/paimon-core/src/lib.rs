@@ -12,10 +12,16 @@
 )]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod arrow;
+pub mod bucket;
 pub mod catalog;
 pub mod error;
 pub mod expr;
+pub mod index;
 pub mod io;
+pub mod read;
+pub mod render;
+pub mod scan;
 pub mod spec;
 
 pub use error::{Error, ErrorKind, Result};

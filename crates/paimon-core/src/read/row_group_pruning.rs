@@ -16,9 +16,7 @@ use crate::expr::{eval_stats, BoundPredicate, Prune, StatsSource};
 use crate::spec::types::{DataField, TypeKind};
 use crate::spec::{Datum, Decimal};
 
-/// A row-group filter as [`DataFileRead::row_group_filter`](super::file_reader::DataFileRead)
-/// expects it.
-pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
+use super::file_reader::RowGroupFilter;
 
 /// Builds the filter for one file, or `None` when no predicate column can be used.
 pub fn row_group_filter(

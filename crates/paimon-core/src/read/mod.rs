@@ -1,0 +1,22 @@
+//! Reading data files into Arrow record batches.
+//!
+//! Mirrors Java `org.apache.paimon.io.DataFileRecordReader`, the format reader factories of
+//! `org.apache.paimon.format.{parquet,orc,avro}` and `org.apache.paimon.utils.FormatReaderMapping`
+//! (Paimon 2.0). [`read_data_file`] opens one file (Parquet, ORC or Avro, chosen by
+//! [`FileFormat`]) and streams it in a requested read schema, with projection, row ranges,
+//! deletion vectors, Parquet row-group pruning and schema evolution by field id
+//! ([`evolution`]). Planning and predicates live elsewhere.
+
+pub mod avro;
+pub mod evolution;
+pub mod file_reader;
+pub mod format;
+pub mod orc;
+pub mod parquet;
+pub mod row_group_pruning;
+pub mod selection;
+pub mod table_read;
+
+pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};
+pub use format::FileFormat;
+pub use table_read::TableRead;

@@ -1,0 +1,131 @@
+//! Row selection of one data file: requested row ranges minus deletion-vector positions.
+//!
+//! Mirrors how Java `org.apache.paimon.deletionvectors.ApplyDeletionVectorReader` and the
+//! row-range selection of `org.apache.paimon.format.parquet.ParquetReaderFactory` (Paimon 2.0)
+//! narrow a file read, but computed once as sorted disjoint ranges of file-local row positions
+//! (java-formats.md §6.2: positions are 0-based row indexes within the file, deleted rows
+//! included) and handed to the format decoder, so no per-row work happens here.
+
+use std::ops::Range;
+
+use roaring::RoaringTreemap;
+
+use crate::{Error, Result};
+
+/// The row ranges to keep in a file of `total` rows, or `None` when every row is kept.
+///
+/// `row_ranges` must be sorted and disjoint; they are clipped to `0..total`. Positions in
+/// `deleted` are removed.
+pub fn selected_ranges(
+    total: u64,
+    row_ranges: Option<&[Range<u64>]>,
+    deleted: Option<&RoaringTreemap>,
+) -> Result<Option<Vec<Range<u64>>>> {
+    if row_ranges.is_none() && deleted.is_none_or(|d| d.is_empty()) {
+        return Ok(None);
+    }
+    let mut base: Vec<Range<u64>> = Vec::new();
+    match row_ranges {
+        None => base.push(0..total),
+        Some(ranges) => {
+            let mut prev_end = 0;
+            for r in ranges {
+                if r.start < prev_end || r.end < r.start {
+                    return Err(Error::invalid_argument(format!(
+                        "row ranges must be sorted and disjoint, found {r:?} after end {prev_end}"
+                    )));
+                }
+                prev_end = r.end;
+                let (s, e) = (r.start.min(total), r.end.min(total));
+                if s < e {
+                    base.push(s..e);
+                }
+            }
+        }
+    }
+    let Some(deleted) = deleted else {
+        return Ok(Some(base));
+    };
+    let mut out = Vec::with_capacity(base.len());
+    let mut dels = deleted.iter().peekable();
+    for r in base {
+        let mut start = r.start;
+        while let Some(&d) = dels.peek() {
+            if d >= r.end {
+                break;
+            }
+            dels.next();
+            if d < start {
+                continue;
+            }
+            if d > start {
+                out.push(start..d);
+            }
+            start = d + 1;
+        }
+        if start < r.end {
+            out.push(start..r.end);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Calls `emit(select, len)` for consecutive runs covering the rows of `groups` (sorted, disjoint
+/// row ranges of the row groups that will be decoded): `select = true` for rows in `ranges`.
+/// Rows outside `groups` are not mentioned, as decoders only see the rows of the kept groups.
+pub fn runs_within(groups: &[Range<u64>], ranges: &[Range<u64>], mut emit: impl FnMut(bool, u64)) {
+    let mut i = 0;
+    for g in groups {
+        let mut pos = g.start;
+        while i < ranges.len() && ranges[i].end <= g.start {
+            i += 1;
+        }
+        let mut j = i;
+        while j < ranges.len() && ranges[j].start < g.end {
+            let (s, e) = (ranges[j].start.max(g.start), ranges[j].end.min(g.end));
+            if s > pos {
+                emit(false, s - pos);
+            }
+            if e > s {
+                emit(true, e - s);
+            }
+            pos = e.max(pos);
+            j += 1;
+        }
+        if g.end > pos {
+            emit(false, g.end - pos);
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_minus_deletions() {
+        assert_eq!(selected_ranges(10, None, None).unwrap(), None);
+        let dv: RoaringTreemap = [0u64, 3, 4, 8, 20].into_iter().collect();
+        assert_eq!(
+            selected_ranges(10, None, Some(&dv)).unwrap(),
+            Some(vec![1..3, 5..8, 9..10])
+        );
+        let rr = [2..6, 7..12];
+        assert_eq!(
+            selected_ranges(10, Some(&rr), Some(&dv)).unwrap(),
+            Some(vec![2..3, 5..6, 7..8, 9..10])
+        );
+        assert!(selected_ranges(10, Some(&[3..5, 1..2]), None).is_err());
+    }
+
+    #[test]
+    fn runs_cover_only_kept_groups() {
+        let mut runs = vec![];
+        runs_within(&[0..4, 8..12], &[2..10], |s, n| runs.push((s, n)));
+        assert_eq!(runs, vec![(false, 2), (true, 2), (true, 2), (false, 2)]);
+        let mut runs = vec![];
+        runs_within(&[0..5], &[], |s, n| runs.push((s, n)));
+        assert_eq!(runs, vec![(false, 5)]);
+    }
+}
