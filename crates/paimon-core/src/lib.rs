@@ -12,6 +12,7 @@
 )]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod bucket;
 pub mod error;
 pub mod io;
 pub mod spec;

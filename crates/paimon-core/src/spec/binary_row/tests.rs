@@ -1,0 +1,2 @@
+//! Tests of `BinaryRow` decoding and encoding.
+use super::*;
