@@ -148,9 +148,7 @@ impl BucketFunction {
         match self.kind {
             BucketFunctionType::Default => Ok((key.hash_code() % num_buckets).abs()),
             BucketFunctionType::Mod => self.mod_bucket(key, num_buckets),
-            BucketFunctionType::Hive => {
-                Ok((self.hive_row_hash(key)? & i32::MAX) % num_buckets)
-            }
+            BucketFunctionType::Hive => Ok((self.hive_row_hash(key)? & i32::MAX) % num_buckets),
         }
     }
 
@@ -310,7 +308,9 @@ pub fn hive_hash_decimal(d: &Decimal) -> Result<i32> {
             "HIVE bucket function: decimal {d} has more than 38 integer digits"
         )));
     }
-    let max_scale = HIVE_MAX_PRECISION.min(HIVE_MAX_PRECISION - int_digits).min(scale);
+    let max_scale = HIVE_MAX_PRECISION
+        .min(HIVE_MAX_PRECISION - int_digits)
+        .min(scale);
     if scale > max_scale {
         // HALF_UP rounding to `max_scale`.
         let drop = u32::try_from(scale - max_scale).unwrap_or(u32::MAX);
@@ -329,7 +329,12 @@ pub fn hive_hash_decimal(d: &Decimal) -> Result<i32> {
 /// leading zero words skipped) with `h = 31 * h + word`, then multiply by the signum.
 fn big_integer_hash(v: i128) -> i32 {
     let mag = v.unsigned_abs();
-    let words = [(mag >> 96) as u32, (mag >> 64) as u32, (mag >> 32) as u32, mag as u32];
+    let words = [
+        (mag >> 96) as u32,
+        (mag >> 64) as u32,
+        (mag >> 32) as u32,
+        mag as u32,
+    ];
     let h = words
         .iter()
         .skip_while(|w| **w == 0)

@@ -72,8 +72,10 @@ mod tests {
         assert_eq!(murmur3_32_words(b"test", 0) as u32, 0xba6b_d213);
         assert_eq!(murmur3_32_words(b"Hello, world!", 1234) as u32, 0xfaf6_cdb3);
         assert_eq!(
-            murmur3_32_words(b"The quick brown fox jumps over the lazy dog", 0x9747_b28c_u32 as i32)
-                as u32,
+            murmur3_32_words(
+                b"The quick brown fox jumps over the lazy dog",
+                0x9747_b28c_u32 as i32
+            ) as u32,
             0x2fa8_26cd
         );
     }

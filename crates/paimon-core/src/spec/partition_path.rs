@@ -38,11 +38,11 @@ pub fn partition_path(
     legacy_name: bool,
 ) -> Result<String> {
     if fields.len() != values.len() {
-        return Err(Error::invalid_argument(
-            "partition fields and values differ in length",
-        )
-        .with_context("fields", fields.len().to_string())
-        .with_context("values", values.len().to_string()));
+        return Err(
+            Error::invalid_argument("partition fields and values differ in length")
+                .with_context("fields", fields.len().to_string())
+                .with_context("values", values.len().to_string()),
+        );
     }
     let mut out = String::new();
     for (field, value) in fields.iter().zip(values) {
@@ -60,7 +60,20 @@ fn needs_escape(c: char) -> bool {
         || c == '\u{7f}'
         || matches!(
             c,
-            '"' | '#' | '%' | '\'' | '*' | '/' | ':' | '=' | '?' | '\\' | '{' | '}' | '[' | ']' | '^'
+            '"' | '#'
+                | '%'
+                | '\''
+                | '*'
+                | '/'
+                | ':'
+                | '='
+                | '?'
+                | '\\'
+                | '{'
+                | '}'
+                | '['
+                | ']'
+                | '^'
         )
 }
 
@@ -272,7 +285,10 @@ pub fn java_double_to_string(v: f64) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    java_format(&format!("{v:e}"), v == 0.0 || (1e-3..1e7).contains(&v.abs()))
+    java_format(
+        &format!("{v:e}"),
+        v == 0.0 || (1e-3..1e7).contains(&v.abs()),
+    )
 }
 
 /// Java `Float.toString(f)`, like [`java_double_to_string`] with float precision.
@@ -283,7 +299,10 @@ pub fn java_float_to_string(v: f32) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    java_format(&format!("{v:e}"), v == 0.0 || (1e-3..1e7).contains(&v.abs()))
+    java_format(
+        &format!("{v:e}"),
+        v == 0.0 || (1e-3..1e7).contains(&v.abs()),
+    )
 }
 
 /// Rewrites Rust's shortest `{:e}` form (`-1.25e-5`) into Java's layout.

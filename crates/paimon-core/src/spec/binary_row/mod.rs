@@ -174,7 +174,11 @@ impl BinaryRow {
     pub fn is_null_at(&self, pos: usize) -> Result<bool> {
         self.check_pos(pos)?;
         let bit = pos + 8;
-        let byte = self.bytes.get(bit >> 3).copied().ok_or_else(|| self.corrupt(pos))?;
+        let byte = self
+            .bytes
+            .get(bit >> 3)
+            .copied()
+            .ok_or_else(|| self.corrupt(pos))?;
         Ok(byte & (1u8 << (bit & 7)) != 0)
     }
 
@@ -212,15 +216,13 @@ impl BinaryRow {
             .ok()
             .zip(usize::try_from(len).ok())
             .and_then(|(o, l)| Some(o..o.checked_add(l)?));
-        range
-            .and_then(|r| self.bytes.get(r))
-            .ok_or_else(|| {
-                Error::data_invalid(format!("{STRUCTURE}: variable-length field out of bounds"))
-                    .with_context("position", pos.to_string())
-                    .with_context("offset", offset.to_string())
-                    .with_context("length", len.to_string())
-                    .with_context("row size", self.bytes.len().to_string())
-            })
+        range.and_then(|r| self.bytes.get(r)).ok_or_else(|| {
+            Error::data_invalid(format!("{STRUCTURE}: variable-length field out of bounds"))
+                .with_context("position", pos.to_string())
+                .with_context("offset", offset.to_string())
+                .with_context("length", len.to_string())
+                .with_context("row size", self.bytes.len().to_string())
+        })
     }
 
     /// Bytes of a string/binary field (inline when bit 63 of the slot is set).
@@ -229,11 +231,14 @@ impl BinaryRow {
         let slot = self.slot(pos)?;
         if slot & (1 << 63) != 0 {
             let len = ((slot >> 56) & 0x7f) as usize;
-            return raw.get(..len).filter(|_| len <= MAX_INLINE_LEN).ok_or_else(|| {
-                Error::data_invalid(format!("{STRUCTURE}: inline length above 7"))
-                    .with_context("position", pos.to_string())
-                    .with_context("found", len.to_string())
-            });
+            return raw
+                .get(..len)
+                .filter(|_| len <= MAX_INLINE_LEN)
+                .ok_or_else(|| {
+                    Error::data_invalid(format!("{STRUCTURE}: inline length above 7"))
+                        .with_context("position", pos.to_string())
+                        .with_context("found", len.to_string())
+                });
         }
         self.var_bytes(pos, slot >> 32, slot & 0xffff_ffff)
     }

@@ -82,7 +82,11 @@ impl RowWriter {
         let rounded = n
             .checked_add(7)
             .map(|x| x / 8 * 8)
-            .filter(|r| offset.checked_add(*r).is_some_and(|e| e <= i32::MAX as usize))
+            .filter(|r| {
+                offset
+                    .checked_add(*r)
+                    .is_some_and(|e| e <= i32::MAX as usize)
+            })
             .ok_or_else(|| Error::invalid_argument("BinaryRow larger than 2 GiB"))?;
         self.buf.resize(offset + rounded, 0);
         Ok(offset)
