@@ -82,9 +82,10 @@ impl BucketSelector {
             return false;
         };
         fields.len() == self.key_fields.len()
-            && fields.iter().zip(&self.key_fields).all(|(a, b)| {
-                a.id == b.id && a.data_type.equals_ignore_nullable(&b.data_type)
-            })
+            && fields
+                .iter()
+                .zip(&self.key_fields)
+                .all(|(a, b)| a.id == b.id && a.data_type.equals_ignore_nullable(&b.data_type))
     }
 
     /// The buckets to keep in `partition` (serialized row with decoded `values`) for an entry
@@ -116,7 +117,11 @@ impl BucketSelector {
         Ok(selection)
     }
 
-    fn key_rows(&mut self, partition: &[u8], values: &[Option<Datum>]) -> Result<Option<Arc<Vec<BinaryRow>>>> {
+    fn key_rows(
+        &mut self,
+        partition: &[u8],
+        values: &[Option<Datum>],
+    ) -> Result<Option<Arc<Vec<BinaryRow>>>> {
         if let Some(r) = self.rows.get(partition) {
             return Ok(r.clone());
         }
@@ -130,7 +135,11 @@ impl BucketSelector {
     }
 
     /// Replaces leaves on partition columns by their truth value in this partition.
-    fn resolve_partition(&self, p: &BoundPredicate, values: &[Option<Datum>]) -> Result<BoundPredicate> {
+    fn resolve_partition(
+        &self,
+        p: &BoundPredicate,
+        values: &[Option<Datum>],
+    ) -> Result<BoundPredicate> {
         Ok(match p {
             BoundPredicate::And(children) => fold(children, values, self, true)?,
             BoundPredicate::Or(children) => fold(children, values, self, false)?,
@@ -152,7 +161,11 @@ impl BucketSelector {
         if total > MAX_KEY_ROWS {
             return Ok(None);
         }
-        let types: Vec<_> = self.key_fields.iter().map(|f| f.data_type.clone()).collect();
+        let types: Vec<_> = self
+            .key_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
         let mut rows = Vec::with_capacity(total);
         let mut combo: Vec<Option<Datum>> = Vec::with_capacity(per_key.len());
         product(per_key, &mut combo, &mut |values| {
@@ -209,8 +222,14 @@ fn product(
 /// Equality values of one conjunct on a single field, if it is `=`, `IN` or an OR of those.
 fn equalities(p: &BoundPredicate) -> Option<(i32, Vec<Datum>)> {
     match p {
-        BoundPredicate::Leaf { field, op: LeafOp::Eq(v) } => Some((field.id, vec![v.clone()])),
-        BoundPredicate::Leaf { field, op: LeafOp::In(vs) } => Some((field.id, vs.clone())),
+        BoundPredicate::Leaf {
+            field,
+            op: LeafOp::Eq(v),
+        } => Some((field.id, vec![v.clone()])),
+        BoundPredicate::Leaf {
+            field,
+            op: LeafOp::In(vs),
+        } => Some((field.id, vs.clone())),
         BoundPredicate::Or(children) => {
             let mut id = None;
             let mut all = Vec::new();
@@ -236,14 +255,19 @@ fn candidates(p: &BoundPredicate, keys: &[DataField]) -> Option<Vec<Vec<Datum>>>
     }
     let mut per_id: HashMap<i32, Vec<Datum>> = HashMap::new();
     for conjunct in p.split_and() {
-        let Some((id, vs)) = equalities(&conjunct) else { continue };
+        let Some((id, vs)) = equalities(&conjunct) else {
+            continue;
+        };
         if !keys.iter().any(|k| k.id == id) {
             continue;
         }
         let vs = widen_zeros(vs)?;
         let merged = match per_id.remove(&id) {
             None => vs,
-            Some(prev) => prev.into_iter().filter(|a| vs.iter().any(|b| b == a)).collect(),
+            Some(prev) => prev
+                .into_iter()
+                .filter(|a| vs.iter().any(|b| b == a))
+                .collect(),
         };
         per_id.insert(id, dedup(merged));
     }
@@ -257,8 +281,14 @@ fn widen_zeros(vs: Vec<Datum>) -> Option<Vec<Datum>> {
         match v {
             Datum::Float(f) if f.is_nan() => return None,
             Datum::Double(f) if f.is_nan() => return None,
-            Datum::Float(f) if f == 0.0 => out.extend([Datum::Float(0.0), Datum::Float(-0.0)]),
-            Datum::Double(f) if f == 0.0 => out.extend([Datum::Double(0.0), Datum::Double(-0.0)]),
+            Datum::Float(f) => match f == 0.0 {
+                true => out.extend([Datum::Float(0.0), Datum::Float(-0.0)]),
+                false => out.push(Datum::Float(f)),
+            },
+            Datum::Double(f) => match f == 0.0 {
+                true => out.extend([Datum::Double(0.0), Datum::Double(-0.0)]),
+                false => out.push(Datum::Double(f)),
+            },
             other => out.push(other),
         }
     }

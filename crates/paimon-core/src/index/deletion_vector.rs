@@ -54,17 +54,21 @@ pub fn decode_deletion_vector(
     let crc = r.u32_be().map_err(ctx)?;
     let actual = crc32fast::hash(body);
     if actual != crc {
-        return Err(ctx(Error::data_invalid("deletion vector checksum mismatch")
-            .with_context("offset", offset.to_string())
-            .with_context("expected", format!("{crc:#010x}"))
-            .with_context("found", format!("{actual:#010x}"))));
+        return Err(ctx(Error::data_invalid(
+            "deletion vector checksum mismatch",
+        )
+        .with_context("offset", offset.to_string())
+        .with_context("expected", format!("{crc:#010x}"))
+        .with_context("found", format!("{actual:#010x}"))));
     }
     let (magic, bitmap) = body.split_at(4);
     let magic_be = u32::from_be_bytes([magic[0], magic[1], magic[2], magic[3]]);
     let magic_le = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
     let tree = if magic_be == MAGIC_V32 {
         let bm = RoaringBitmap::deserialize_from(bitmap).map_err(|e| {
-            ctx(Error::data_invalid(format!("corrupt 32-bit deletion vector: {e}")))
+            ctx(Error::data_invalid(format!(
+                "corrupt 32-bit deletion vector: {e}"
+            )))
         })?;
         RoaringTreemap::from_bitmaps([(0u32, bm)])
     } else if magic_le == MAGIC_V64 {
@@ -72,7 +76,10 @@ pub fn decode_deletion_vector(
     } else {
         return Err(ctx(Error::data_invalid("deletion vector magic mismatch")
             .with_context("offset", offset.to_string())
-            .with_context("expected", format!("{MAGIC_V32:#x} (BE) or {MAGIC_V64:#x} (LE)"))
+            .with_context(
+                "expected",
+                format!("{MAGIC_V32:#x} (BE) or {MAGIC_V64:#x} (LE)"),
+            )
             .with_context("found", format!("{magic_be:#x}"))));
     };
     if let (Some(rows), Some(max)) = (row_count, tree.max()) {
@@ -101,9 +108,7 @@ fn decode_bitmap64(bytes: &[u8]) -> Result<RoaringTreemap> {
             return Err(r.invalid("bucket keys are not strictly increasing"));
         }
         last = Some(key);
-        let rest = bytes
-            .get(r.position()..)
-            .ok_or_else(|| r.truncated(1))?;
+        let rest = bytes.get(r.position()..).ok_or_else(|| r.truncated(1))?;
         let mut cursor = std::io::Cursor::new(rest);
         let bm = RoaringBitmap::deserialize_from(&mut cursor)
             .map_err(|e| r.invalid(format!("corrupt bitmap: {e}")))?;
@@ -126,7 +131,10 @@ mod tests {
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]
@@ -157,13 +165,19 @@ mod tests {
         let bytes = encode64(&tree);
         assert_eq!(decode_deletion_vector(&bytes, 1, "t", None).unwrap(), tree);
         for cut in 0..bytes.len() {
-            assert!(decode_deletion_vector(&bytes[..cut], 1, "t", None).is_err(), "prefix {cut}");
+            assert!(
+                decode_deletion_vector(&bytes[..cut], 1, "t", None).is_err(),
+                "prefix {cut}"
+            );
         }
         let mut bad = bytes.clone();
         let last = bad.len() - 1;
         bad[last] ^= 1;
         let e = decode_deletion_vector(&bad, 1, "idx", None).unwrap_err();
-        assert!(e.to_string().contains("checksum") && e.to_string().contains("idx"), "{e}");
+        assert!(
+            e.to_string().contains("checksum") && e.to_string().contains("idx"),
+            "{e}"
+        );
         let mut magic = bytes;
         magic[5] ^= 0xff;
         assert!(decode_deletion_vector(&magic, 1, "t", None).is_err());

@@ -42,7 +42,10 @@ pub fn row_group_filter(
     }
     let predicate = predicate.clone();
     Some(Arc::new(move |rg: &RowGroupMetaData| {
-        let stats = ChunkStats { rg, columns: &columns };
+        let stats = ChunkStats {
+            rg,
+            columns: &columns,
+        };
         !matches!(eval_stats(&predicate, &stats), Ok(Prune::CannotMatch))
     }))
 }
@@ -72,11 +75,10 @@ struct ChunkStats<'a> {
 impl ChunkStats<'_> {
     fn stats(&self, field_id: i32) -> Option<(&Statistics, &TypeKind)> {
         let (name, kind) = self.columns.get(&field_id)?;
-        let col = self
-            .rg
-            .columns()
-            .iter()
-            .find(|c| c.column_path().parts().len() == 1 && c.column_path().string() == *name)?;
+        let col =
+            self.rg.columns().iter().find(|c| {
+                c.column_path().parts().len() == 1 && c.column_path().string() == *name
+            })?;
         Some((col.statistics()?, kind))
     }
 
@@ -88,7 +90,11 @@ impl ChunkStats<'_> {
 }
 
 fn pick<T: Copy>(min: Option<&T>, max: Option<&T>, want_max: bool) -> Option<T> {
-    if want_max { max.copied() } else { min.copied() }
+    if want_max {
+        max.copied()
+    } else {
+        min.copied()
+    }
 }
 
 fn decimal_from_bytes(b: &[u8], precision: u32, scale: u32) -> Option<Datum> {
@@ -100,7 +106,11 @@ fn decimal_from_bytes(b: &[u8], precision: u32, scale: u32) -> Option<Datum> {
     for x in b {
         v = (v << 8) | i128::from(*x);
     }
-    Some(Datum::Decimal(Decimal { unscaled: v, precision, scale }))
+    Some(Datum::Decimal(Decimal {
+        unscaled: v,
+        precision,
+        scale,
+    }))
 }
 
 fn datum(s: &Statistics, kind: &TypeKind, want_max: bool) -> Option<Datum> {
@@ -145,7 +155,9 @@ fn datum(s: &Statistics, kind: &TypeKind, want_max: bool) -> Option<Datum> {
         }
         (Statistics::ByteArray(v), TypeKind::Char(_) | TypeKind::VarChar(_)) => {
             let b = if want_max { v.max_opt() } else { v.min_opt() }?;
-            std::str::from_utf8(b.data()).ok().map(|s| Datum::String(s.to_string()))
+            std::str::from_utf8(b.data())
+                .ok()
+                .map(|s| Datum::String(s.to_string()))
         }
         (Statistics::FixedLenByteArray(v), TypeKind::Decimal { precision, scale }) => {
             let b = if want_max { v.max_opt() } else { v.min_opt() }?;

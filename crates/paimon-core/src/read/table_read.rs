@@ -70,7 +70,12 @@ impl TableRead {
                 schema.field(c).cloned().ok_or_else(|| {
                     Error::invalid_argument(format!(
                         "unknown column '{c}' (columns: {})",
-                        schema.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+                        schema
+                            .fields
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ))
                 })
             })
@@ -164,7 +169,11 @@ impl TableRead {
         let projected = batches.and_then(move |b| {
             let out_schema = out_schema.clone();
             async move {
-                let cols = b.columns().get(..out_schema.fields().len()).unwrap_or_default().to_vec();
+                let cols = b
+                    .columns()
+                    .get(..out_schema.fields().len())
+                    .unwrap_or_default()
+                    .to_vec();
                 Ok(RecordBatch::try_new(out_schema, cols)?)
             }
         });
@@ -225,13 +234,11 @@ impl TableRead {
             .get(index)
             .ok_or_else(|| Error::internal("file index out of range"))?;
         let location = split.file_location(file);
-        let file_schema = self
-            .table
-            .snapshot_manager()
-            .schema(file.schema_id)
-            .await?;
+        let file_schema = self.table.snapshot_manager().schema(file.schema_id).await?;
         let deleted_rows = match split.deletion_files.get(index).and_then(Option::as_ref) {
-            Some(df) => Some(Arc::new(self.load_deletion_vector(df, file.row_count).await?)),
+            Some(df) => Some(Arc::new(
+                self.load_deletion_vector(df, file.row_count).await?,
+            )),
             None => None,
         };
         let row_ranges = split
@@ -250,10 +257,9 @@ impl TableRead {
             deleted_rows,
             // Every file read here is read raw (no merge), so pruning row groups by any column
             // is safe: rows of a file are independent of each other.
-            row_group_filter: self
-                .predicate
-                .as_ref()
-                .and_then(|p| row_group_filter(p, &file_schema.fields, &self.table.schema().fields)),
+            row_group_filter: self.predicate.as_ref().and_then(|p| {
+                row_group_filter(p, &file_schema.fields, &self.table.schema().fields)
+            }),
         };
         read_data_file(self.table.file_io(), read).await
     }
@@ -261,7 +267,8 @@ impl TableRead {
     async fn load_deletion_vector(&self, df: &DeletionFile, rows: i64) -> Result<RoaringTreemap> {
         let bytes = self.table.file_io().read(&df.path).await?;
         let offset = usize::try_from(df.offset).map_err(|_| {
-            Error::data_invalid("negative deletion vector offset").with_context("file", df.path.clone())
+            Error::data_invalid("negative deletion vector offset")
+                .with_context("file", df.path.clone())
         })?;
         decode_deletion_vector(&bytes, offset, &df.path, u64::try_from(rows).ok())
     }

@@ -12,7 +12,10 @@ use crate::{Error, Result};
 
 /// Renders every row of `batch` (whose columns are `fields`) as a JSON object keyed by column
 /// name, keys in column order.
-pub fn batch_to_json_rows(batch: &RecordBatch, fields: &[DataField]) -> Result<Vec<Map<String, Value>>> {
+pub fn batch_to_json_rows(
+    batch: &RecordBatch,
+    fields: &[DataField],
+) -> Result<Vec<Map<String, Value>>> {
     if batch.num_columns() != fields.len() {
         return Err(Error::internal("batch and field list differ in width"));
     }
@@ -20,7 +23,10 @@ pub fn batch_to_json_rows(batch: &RecordBatch, fields: &[DataField]) -> Result<V
     for row in 0..batch.num_rows() {
         let mut obj = Map::new();
         for (col, f) in batch.columns().iter().zip(fields) {
-            obj.insert(f.name.clone(), value_to_json(col.as_ref(), &f.data_type, row)?);
+            obj.insert(
+                f.name.clone(),
+                value_to_json(col.as_ref(), &f.data_type, row)?,
+            );
         }
         rows.push(obj);
     }
@@ -39,13 +45,26 @@ fn float_json(v: f64) -> Value {
 
 fn timestamp_json(array: &dyn Array, row: usize, precision: u32, utc: bool) -> Result<Value> {
     let nanos: i128 = match array.data_type() {
-        ArrowType::Timestamp(TimeUnit::Second, _) => i128::from(array.as_primitive::<TimestampSecondType>().value(row)) * 1_000_000_000,
-        ArrowType::Timestamp(TimeUnit::Millisecond, _) => i128::from(array.as_primitive::<TimestampMillisecondType>().value(row)) * 1_000_000,
-        ArrowType::Timestamp(TimeUnit::Microsecond, _) => i128::from(array.as_primitive::<TimestampMicrosecondType>().value(row)) * 1_000,
-        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => i128::from(array.as_primitive::<TimestampNanosecondType>().value(row)),
-        other => return Err(Error::internal(format!("timestamp column has arrow type {other}"))),
+        ArrowType::Timestamp(TimeUnit::Second, _) => {
+            i128::from(array.as_primitive::<TimestampSecondType>().value(row)) * 1_000_000_000
+        }
+        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
+            i128::from(array.as_primitive::<TimestampMillisecondType>().value(row)) * 1_000_000
+        }
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            i128::from(array.as_primitive::<TimestampMicrosecondType>().value(row)) * 1_000
+        }
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
+            i128::from(array.as_primitive::<TimestampNanosecondType>().value(row))
+        }
+        other => {
+            return Err(Error::internal(format!(
+                "timestamp column has arrow type {other}"
+            )))
+        }
     };
-    let secs = i64::try_from(nanos.div_euclid(1_000_000_000)).map_err(|_| Error::data_invalid("timestamp out of range"))?;
+    let secs = i64::try_from(nanos.div_euclid(1_000_000_000))
+        .map_err(|_| Error::data_invalid("timestamp out of range"))?;
     let sub = nanos.rem_euclid(1_000_000_000) as u32;
     let dt = chrono::DateTime::from_timestamp(secs, sub)
         .ok_or_else(|| Error::data_invalid("timestamp out of range"))?
@@ -77,7 +96,14 @@ pub fn value_to_json(array: &dyn Array, t: &DataType, row: usize) -> Result<Valu
         TypeKind::Double => float_json(array.as_primitive::<Float64Type>().value(row)),
         TypeKind::Decimal { precision, scale } => {
             let unscaled = array.as_primitive::<Decimal128Type>().value(row);
-            Value::String(Decimal { unscaled, precision: *precision, scale: *scale }.to_string())
+            Value::String(
+                Decimal {
+                    unscaled,
+                    precision: *precision,
+                    scale: *scale,
+                }
+                .to_string(),
+            )
         }
         TypeKind::Char(_) | TypeKind::VarChar(_) => match array.data_type() {
             ArrowType::LargeUtf8 => Value::String(array.as_string::<i64>().value(row).to_string()),
@@ -100,8 +126,11 @@ pub fn value_to_json(array: &dyn Array, t: &DataType, row: usize) -> Result<Valu
         }
         TypeKind::Time(p) => {
             let ms = array.as_primitive::<Time32MillisecondType>().value(row);
-            let t = chrono::NaiveTime::from_num_seconds_from_midnight_opt((ms / 1000) as u32, ((ms % 1000) * 1_000_000) as u32)
-                .ok_or_else(|| Error::data_invalid("time out of range"))?;
+            let t = chrono::NaiveTime::from_num_seconds_from_midnight_opt(
+                (ms / 1000) as u32,
+                ((ms % 1000) * 1_000_000) as u32,
+            )
+            .ok_or_else(|| Error::data_invalid("time out of range"))?;
             let mut s = t.format("%H:%M:%S").to_string();
             if *p > 0 {
                 s.push('.');
@@ -111,9 +140,15 @@ pub fn value_to_json(array: &dyn Array, t: &DataType, row: usize) -> Result<Valu
         }
         TypeKind::Timestamp(p) => timestamp_json(array, row, *p, false)?,
         TypeKind::LocalZonedTimestamp(p) => timestamp_json(array, row, *p, true)?,
-        TypeKind::Array(e) | TypeKind::Multiset(e) if matches!(array.data_type(), ArrowType::List(_)) => {
+        TypeKind::Array(e) | TypeKind::Multiset(e)
+            if matches!(array.data_type(), ArrowType::List(_)) =>
+        {
             let list = array.as_list::<i32>().value(row);
-            Value::Array((0..list.len()).map(|i| value_to_json(list.as_ref(), e, i)).collect::<Result<_>>()?)
+            Value::Array(
+                (0..list.len())
+                    .map(|i| value_to_json(list.as_ref(), e, i))
+                    .collect::<Result<_>>()?,
+            )
         }
         TypeKind::Map(k, v) => map_json(array, row, k, v)?,
         TypeKind::Multiset(e) => map_json(array, row, e, &DataType::not_null(TypeKind::Int))?,
@@ -122,7 +157,10 @@ pub fn value_to_json(array: &dyn Array, t: &DataType, row: usize) -> Result<Valu
             let mut obj = Map::new();
             for (i, f) in fields.iter().enumerate() {
                 let col = s.column(i);
-                obj.insert(f.name.clone(), value_to_json(col.as_ref(), &f.data_type, row)?);
+                obj.insert(
+                    f.name.clone(),
+                    value_to_json(col.as_ref(), &f.data_type, row)?,
+                );
             }
             Value::Object(obj)
         }

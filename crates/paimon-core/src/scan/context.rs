@@ -134,11 +134,15 @@ impl ScanContextBuilder {
             .transpose()?;
         let partition_predicate = match &self.filter.partition_filter {
             None => None,
-            Some(parts) => Some(partition_spec_predicate(parts, &schema.partition_keys)?.bind(&schema)?),
+            Some(parts) => {
+                Some(partition_spec_predicate(parts, &schema.partition_keys)?.bind(&schema)?)
+            }
         };
         if let Some(b) = self.filter.bucket_filter {
             if b < 0 {
-                return Err(Error::invalid_argument(format!("bucket filter {b} is negative")));
+                return Err(Error::invalid_argument(format!(
+                    "bucket filter {b} is negative"
+                )));
             }
         }
         let snapshot = match self.snapshot {

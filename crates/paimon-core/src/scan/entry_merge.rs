@@ -89,7 +89,9 @@ impl EntryMerger {
 }
 
 /// Merges a whole list of entries.
-pub fn merge_entries(entries: impl IntoIterator<Item = ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+pub fn merge_entries(
+    entries: impl IntoIterator<Item = ManifestEntry>,
+) -> Result<Vec<ManifestEntry>> {
     let mut m = EntryMerger::new();
     for e in entries {
         m.push(e)?;
@@ -103,7 +105,11 @@ mod tests {
     use crate::spec::manifest::{DataFileMeta, SimpleStats};
 
     fn entry(kind: FileKind, name: &str, level: i32) -> ManifestEntry {
-        let stats = SimpleStats { min_values: vec![], max_values: vec![], null_counts: None };
+        let stats = SimpleStats {
+            min_values: vec![],
+            max_values: vec![],
+            null_counts: None,
+        };
         ManifestEntry {
             kind,
             partition: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
@@ -145,13 +151,20 @@ mod tests {
             entry(FileKind::Delete, "b", 0),
         ])
         .unwrap();
-        let names: Vec<_> = live.iter().map(|e| (e.file.file_name.as_str(), e.file.level)).collect();
+        let names: Vec<_> = live
+            .iter()
+            .map(|e| (e.file.file_name.as_str(), e.file.level))
+            .collect();
         assert_eq!(names, vec![("b", 5)]);
     }
 
     #[test]
     fn double_add_is_corruption_but_re_add_after_delete_is_fine() {
-        assert!(merge_entries(vec![entry(FileKind::Add, "a", 0), entry(FileKind::Add, "a", 0)]).is_err());
+        assert!(merge_entries(vec![
+            entry(FileKind::Add, "a", 0),
+            entry(FileKind::Add, "a", 0)
+        ])
+        .is_err());
         let live = merge_entries(vec![
             entry(FileKind::Add, "a", 0),
             entry(FileKind::Delete, "a", 0),
@@ -159,6 +172,8 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(live.len(), 1);
-        assert!(merge_entries(vec![entry(FileKind::Delete, "x", 0)]).unwrap().is_empty());
+        assert!(merge_entries(vec![entry(FileKind::Delete, "x", 0)])
+            .unwrap()
+            .is_empty());
     }
 }

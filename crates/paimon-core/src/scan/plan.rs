@@ -23,6 +23,9 @@ pub struct DeletionFile {
     pub cardinality: Option<i64>,
 }
 
+/// File-local row ranges `[from, to]` (both inclusive), sorted and disjoint.
+pub type RowRanges = Vec<(u64, u64)>;
+
 /// The files of one (partition, bucket) to read together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DataSplit {
@@ -45,7 +48,7 @@ pub struct DataSplit {
     /// Whether files can be read one by one without merging.
     pub raw_convertible: bool,
     /// Per file, file-local row ranges `[from, to]` (inclusive) to read; `None` = all rows.
-    pub row_ranges: Option<Vec<Option<Vec<(u64, u64)>>>>,
+    pub row_ranges: Option<Vec<Option<RowRanges>>>,
 }
 
 impl DataSplit {

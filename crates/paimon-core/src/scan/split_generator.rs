@@ -23,7 +23,9 @@ pub fn pack_ordered(files: Vec<DataFileMeta>, sizing: SplitSizing) -> Vec<Vec<Da
     let mut bin: Vec<DataFileMeta> = Vec::new();
     let mut weight = 0u64;
     for f in files {
-        let w = u64::try_from(f.file_size).unwrap_or(0).max(sizing.open_file_cost);
+        let w = u64::try_from(f.file_size)
+            .unwrap_or(0)
+            .max(sizing.open_file_cost);
         if !bin.is_empty() && weight.saturating_add(w) > sizing.target_size {
             out.push(std::mem::take(&mut bin));
             weight = 0;
@@ -87,8 +89,16 @@ mod tests {
 
     #[test]
     fn packs_by_weight_with_open_file_cost() {
-        let sizing = SplitSizing { target_size: 100, open_file_cost: 30 };
-        let files = vec![file("c", 10, 3), file("a", 60, 1), file("b", 50, 2), file("d", 200, 4)];
+        let sizing = SplitSizing {
+            target_size: 100,
+            open_file_cost: 30,
+        };
+        let files = vec![
+            file("c", 10, 3),
+            file("a", 60, 1),
+            file("b", 50, 2),
+            file("d", 200, 4),
+        ];
         let bins = append_splits(files, sizing);
         let names: Vec<Vec<&str>> = bins
             .iter()

@@ -87,10 +87,8 @@ impl TableScan {
             return Ok(Plan::default());
         };
         let mut planner = Planner::new(&self.ctx)?;
-        let reader = ManifestReader::new(
-            self.ctx.table.file_io().clone(),
-            self.ctx.table.location(),
-        );
+        let reader =
+            ManifestReader::new(self.ctx.table.file_io().clone(), self.ctx.table.location());
         let mut metas = reader.manifest_list(&snapshot.base_manifest_list).await?;
         metas.extend(reader.manifest_list(&snapshot.delta_manifest_list).await?);
         planner.metrics.manifests_total = metas.len() as u64;
@@ -173,15 +171,22 @@ impl<'a> Planner<'a> {
 
     fn partition(&mut self, bytes: &[u8]) -> Result<&PartitionInfo> {
         if !self.partitions.contains_key(bytes) {
-            let types: Vec<_> = self.partition_fields.iter().map(|f| f.data_type.clone()).collect();
+            let types: Vec<_> = self
+                .partition_fields
+                .iter()
+                .map(|f| f.data_type.clone())
+                .collect();
             let values = BinaryRow::from_serialized(bytes)
                 .and_then(|r| r.decode(&types))
                 .map_err(|e| e.with_context("structure", "manifest entry _PARTITION"))?;
             let keep = match &self.partition_pred {
                 None => true,
-                Some(p) => eval_partition(p, &self.partition_fields, &values)? != Prune::CannotMatch,
+                Some(p) => {
+                    eval_partition(p, &self.partition_fields, &values)? != Prune::CannotMatch
+                }
             };
-            self.partitions.insert(bytes.to_vec(), PartitionInfo { keep, values });
+            self.partitions
+                .insert(bytes.to_vec(), PartitionInfo { keep, values });
         }
         self.partitions
             .get(bytes)
@@ -230,7 +235,8 @@ impl<'a> Planner<'a> {
     }
 
     fn skip_level0(&self) -> bool {
-        self.ctx.table.schema().has_primary_key() && self.ctx.table.options().batch_scan_skip_level0()
+        self.ctx.table.schema().has_primary_key()
+            && self.ctx.table.options().batch_scan_skip_level0()
     }
 
     async fn filter_live(&mut self, live: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
@@ -269,15 +275,15 @@ impl<'a> Planner<'a> {
             let path = match &ie.external_path {
                 Some(p) => p.clone(),
                 None if o.index_file_in_data_file_dir => {
-                    let info = self
-                        .partitions
-                        .get(&ie.partition)
-                        .map(|p| p.values.clone());
+                    let info = self.partitions.get(&ie.partition).map(|p| p.values.clone());
                     let values = match info {
                         Some(v) => v,
                         None => {
-                            let types: Vec<_> =
-                                self.partition_fields.iter().map(|f| f.data_type.clone()).collect();
+                            let types: Vec<_> = self
+                                .partition_fields
+                                .iter()
+                                .map(|f| f.data_type.clone())
+                                .collect();
                             BinaryRow::from_serialized(&ie.partition)?.decode(&types)?
                         }
                     };
@@ -339,8 +345,8 @@ impl<'a> Planner<'a> {
             open_file_cost: o.source_split_open_file_cost.bytes(),
         };
         let pk = self.ctx.table.schema().has_primary_key();
-        let dv_or_first_row =
-            o.deletion_vectors_enabled || o.merge_engine == crate::spec::options::MergeEngine::FirstRow;
+        let dv_or_first_row = o.deletion_vectors_enabled
+            || o.merge_engine == crate::spec::options::MergeEngine::FirstRow;
         let mut out = Vec::new();
         for ((partition, bucket), (total_buckets, files)) in groups {
             let values = self.partition(&partition)?.values.clone();
@@ -351,7 +357,12 @@ impl<'a> Planner<'a> {
                 .zip(&values)
                 .map(|(f, v)| {
                     let s = v.as_ref().map(|d| {
-                        partition_value_string(Some(d), &f.data_type, &o.partition_default_name, false)
+                        partition_value_string(
+                            Some(d),
+                            &f.data_type,
+                            &o.partition_default_name,
+                            false,
+                        )
                     });
                     (f.name.clone(), s)
                 })
@@ -359,12 +370,18 @@ impl<'a> Planner<'a> {
             let packed: Vec<(Vec<_>, bool)> = if pk {
                 primary_key_splits(files, dv_or_first_row)
             } else {
-                append_splits(files, sizing).into_iter().map(|b| (b, true)).collect()
+                append_splits(files, sizing)
+                    .into_iter()
+                    .map(|b| (b, true))
+                    .collect()
             };
             for (files, raw_convertible) in packed {
                 let deletion_files = files
                     .iter()
-                    .map(|f| dvs.get(&(partition.clone(), bucket, f.file_name.clone())).cloned())
+                    .map(|f| {
+                        dvs.get(&(partition.clone(), bucket, f.file_name.clone()))
+                            .cloned()
+                    })
                     .collect();
                 out.push(Split::Data(DataSplit {
                     snapshot_id: snapshot.id,

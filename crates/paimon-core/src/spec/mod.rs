@@ -13,4 +13,3 @@ pub mod types;
 pub use datum::{Datum, Decimal, Timestamp};
 pub use schema::TableSchema;
 pub use types::{DataField, DataType, TypeKind};
-
