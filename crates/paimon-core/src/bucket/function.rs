@@ -364,14 +364,26 @@ mod tests {
     fn bucket(kind: BucketFunctionType, types: &[&str], values: Vec<Option<Datum>>, n: i32) -> i32 {
         let types: Vec<DataType> = types.iter().map(|s| t(s)).collect();
         let row = BinaryRow::encode(&values, &types).unwrap();
-        BucketFunction::new(kind, types).unwrap().bucket(&row, n).unwrap()
+        BucketFunction::new(kind, types)
+            .unwrap()
+            .bucket(&row, n)
+            .unwrap()
     }
 
     #[test]
     fn type_names_parse_and_print() {
-        assert_eq!("default".parse::<BucketFunctionType>().unwrap(), BucketFunctionType::Default);
-        assert_eq!("MOD".parse::<BucketFunctionType>().unwrap(), BucketFunctionType::Mod);
-        assert_eq!("Hive".parse::<BucketFunctionType>().unwrap(), BucketFunctionType::Hive);
+        assert_eq!(
+            "default".parse::<BucketFunctionType>().unwrap(),
+            BucketFunctionType::Default
+        );
+        assert_eq!(
+            "MOD".parse::<BucketFunctionType>().unwrap(),
+            BucketFunctionType::Mod
+        );
+        assert_eq!(
+            "Hive".parse::<BucketFunctionType>().unwrap(),
+            BucketFunctionType::Hive
+        );
         assert_eq!(
             "murmur".parse::<BucketFunctionType>().unwrap_err().kind(),
             ErrorKind::InvalidArgument
@@ -407,7 +419,10 @@ mod tests {
         assert_eq!(bucket(M, &["INT"], vec![Some(Datum::Int(-7))], 5), 3);
         assert_eq!(bucket(M, &["INT"], vec![Some(Datum::Int(i32::MIN))], 10), 2);
         assert_eq!(bucket(M, &["BIGINT"], vec![Some(Datum::BigInt(-1))], 7), 6);
-        assert_eq!(bucket(M, &["BIGINT"], vec![Some(Datum::BigInt((1 << 40) + 3))], 10), 9);
+        assert_eq!(
+            bucket(M, &["BIGINT"], vec![Some(Datum::BigInt((1 << 40) + 3))], 10),
+            9
+        );
         // A null key reads the zeroed slot: bucket 0.
         assert_eq!(bucket(M, &["INT"], vec![None], 7), 0);
     }
@@ -435,8 +450,14 @@ mod tests {
         assert_eq!(hive_hash(Some(&dec(-15, 5, 1))).unwrap(), -464);
         assert_eq!(hive_hash(Some(&dec(0, 5, 3))).unwrap(), 0);
         assert_eq!(hive_hash(Some(&dec(1 << 32, 12, 0))).unwrap(), 961);
-        assert_eq!(hive_hash(Some(&dec(10i128.pow(20), 21, 0))).unwrap(), -1_772_434_232);
-        assert_eq!(hive_hash(Some(&dec(-(10i128.pow(30) + 7), 38, 3))).unwrap(), 2_043_238_532);
+        assert_eq!(
+            hive_hash(Some(&dec(10i128.pow(20), 21, 0))).unwrap(),
+            -1_772_434_232
+        );
+        assert_eq!(
+            hive_hash(Some(&dec(-(10i128.pow(30) + 7), 38, 3))).unwrap(),
+            2_043_238_532
+        );
         // 1.2, 1.20 and 1.200 hash alike.
         let h = hive_hash(Some(&dec(12, 10, 1))).unwrap();
         assert_eq!(hive_hash(Some(&dec(120, 10, 2))).unwrap(), h);
@@ -445,7 +466,11 @@ mod tests {
         assert_eq!(hive_hash(None).unwrap(), 0);
         assert_eq!(hive_hash(Some(&Datum::Float(-0.0))).unwrap(), 0);
         assert_eq!(hive_hash(Some(&Datum::Double(-0.0))).unwrap(), 0);
-        assert!(hive_hash(Some(&Datum::Timestamp(Timestamp { millis: 0, nanos: 0 }))).is_err());
+        assert!(hive_hash(Some(&Datum::Timestamp(Timestamp {
+            millis: 0,
+            nanos: 0
+        })))
+        .is_err());
     }
 
     #[test]
@@ -459,7 +484,9 @@ mod tests {
         );
         // More than 38 integer digits: Hive gives null (Java then throws).
         assert_eq!(
-            hive_hash(Some(&dec(10i128.pow(38), 38, 0))).unwrap_err().kind(),
+            hive_hash(Some(&dec(10i128.pow(38), 38, 0)))
+                .unwrap_err()
+                .kind(),
             ErrorKind::DataInvalid
         );
     }
@@ -478,28 +505,68 @@ mod tests {
         assert_eq!(bucket(H, &types, vec![None, None, None, None], 8), 0);
         assert_eq!(bucket(H, &["INT"], vec![Some(Datum::Int(42))], 5), 2);
         let nan_f = f32::from_bits(0x7fc0_1234);
-        assert_eq!(bucket(H, &["FLOAT"], vec![Some(Datum::Float(nan_f))], 1000), 344);
-        assert_eq!(bucket(H, &["FLOAT"], vec![Some(Datum::Float(f32::NAN))], 1000), 344);
+        assert_eq!(
+            bucket(H, &["FLOAT"], vec![Some(Datum::Float(nan_f))], 1000),
+            344
+        );
+        assert_eq!(
+            bucket(H, &["FLOAT"], vec![Some(Datum::Float(f32::NAN))], 1000),
+            344
+        );
         let nan_d = f64::from_bits(0x7ff8_0000_0000_0001);
-        assert_eq!(bucket(H, &["DOUBLE"], vec![Some(Datum::Double(nan_d))], 1000), 360);
-        assert_eq!(bucket(H, &["TINYINT"], vec![Some(Datum::TinyInt(-1))], 1000), 647);
-        assert_eq!(bucket(H, &["TINYINT"], vec![Some(Datum::TinyInt(-128))], 1000), 520);
-        assert_eq!(bucket(H, &["SMALLINT"], vec![Some(Datum::SmallInt(1234))], 1000), 234);
-        assert_eq!(bucket(H, &["SMALLINT"], vec![Some(Datum::SmallInt(-1))], 1000), 647);
+        assert_eq!(
+            bucket(H, &["DOUBLE"], vec![Some(Datum::Double(nan_d))], 1000),
+            360
+        );
+        assert_eq!(
+            bucket(H, &["TINYINT"], vec![Some(Datum::TinyInt(-1))], 1000),
+            647
+        );
+        assert_eq!(
+            bucket(H, &["TINYINT"], vec![Some(Datum::TinyInt(-128))], 1000),
+            520
+        );
+        assert_eq!(
+            bucket(H, &["SMALLINT"], vec![Some(Datum::SmallInt(1234))], 1000),
+            234
+        );
+        assert_eq!(
+            bucket(H, &["SMALLINT"], vec![Some(Datum::SmallInt(-1))], 1000),
+            647
+        );
         assert_eq!(bucket(H, &["INT"], vec![Some(Datum::Int(-1))], 128), 127);
-        assert_eq!(bucket(H, &["INT"], vec![Some(Datum::Int(i32::MIN))], 128), 0);
-        assert_eq!(bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(1 << 32))], 128), 1);
-        assert_eq!(bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(i64::MAX))], 128), 0);
-        assert_eq!(bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(-1))], 128), 0);
+        assert_eq!(
+            bucket(H, &["INT"], vec![Some(Datum::Int(i32::MIN))], 128),
+            0
+        );
+        assert_eq!(
+            bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(1 << 32))], 128),
+            1
+        );
+        assert_eq!(
+            bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(i64::MAX))], 128),
+            0
+        );
+        assert_eq!(
+            bucket(H, &["BIGINT"], vec![Some(Datum::BigInt(-1))], 128),
+            0
+        );
         // (31 * 7 + hash("a")) & MAX % 10, by hand: 31 * 7 + 97 = 314.
         let two = vec![Some(Datum::Int(7)), Some(Datum::String("a".into()))];
         assert_eq!(bucket(H, &["INT", "STRING"], two, 10), 4);
-        assert_eq!(bucket(H, &["DATE"], vec![Some(Datum::Date(19723))], 100), 23);
+        assert_eq!(
+            bucket(H, &["DATE"], vec![Some(Datum::Date(19723))], 100),
+            23
+        );
     }
 
     #[test]
     fn hive_rejects_unsupported_types() {
-        for ty in ["TIMESTAMP(3)", "TIMESTAMP(6) WITH LOCAL TIME ZONE", "TIME(0)"] {
+        for ty in [
+            "TIMESTAMP(3)",
+            "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+            "TIME(0)",
+        ] {
             let e = BucketFunction::new(BucketFunctionType::Hive, vec![t(ty)]).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Unsupported, "{ty}");
             assert!(e.message().contains("unsupported field type"));
@@ -511,11 +578,17 @@ mod tests {
         let f = BucketFunction::new(BucketFunctionType::Default, vec![t("INT")]).unwrap();
         let row = BinaryRow::encode(&[Some(Datum::Int(1))], &[t("INT")]).unwrap();
         for n in [0, -1, -2] {
-            assert_eq!(f.bucket(&row, n).unwrap_err().kind(), ErrorKind::InvalidArgument);
+            assert_eq!(
+                f.bucket(&row, n).unwrap_err().kind(),
+                ErrorKind::InvalidArgument
+            );
         }
         assert!((0..3).contains(&f.bucket(&row, 3).unwrap()));
         let h = BucketFunction::new(BucketFunctionType::Hive, vec![t("INT"), t("INT")]).unwrap();
-        assert_eq!(h.bucket(&row, 3).unwrap_err().kind(), ErrorKind::InvalidArgument);
+        assert_eq!(
+            h.bucket(&row, 3).unwrap_err().kind(),
+            ErrorKind::InvalidArgument
+        );
         assert_eq!(h.key_types().len(), 2);
         assert_eq!(h.kind(), BucketFunctionType::Hive);
     }

@@ -99,7 +99,9 @@ mod tests {
             let values: Vec<Option<Datum>> =
                 arr.iter().zip(types).map(|(v, ty)| datum(v, ty)).collect();
             let row = BinaryRow::encode(&values, types).unwrap();
-            let Tok::Raw(expected) = &arr[types.len()] else { panic!("{line}") };
+            let Tok::Raw(expected) = &arr[types.len()] else {
+                panic!("{line}")
+            };
             let expected: i32 = expected.parse().unwrap();
             assert_eq!(f.bucket(&row, 12345).unwrap(), expected, "line {n}: {line}");
             n += 1;
@@ -110,8 +112,18 @@ mod tests {
     #[test]
     fn java_bucket_ids_primary_key_table() {
         let types: Vec<DataType> = [
-            "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE",
-            "TIMESTAMP(9)", "DECIMAL(30, 20)", "STRING", "BYTES",
+            "BOOLEAN",
+            "TINYINT",
+            "SMALLINT",
+            "INT",
+            "BIGINT",
+            "FLOAT",
+            "DOUBLE",
+            "DATE",
+            "TIMESTAMP(9)",
+            "DECIMAL(30, 20)",
+            "STRING",
+            "BYTES",
         ]
         .iter()
         .map(|s| t(s))
@@ -122,12 +134,26 @@ mod tests {
     #[test]
     fn java_bucket_ids_with_nulls() {
         let types: Vec<DataType> = [
-            "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE",
-            "TIMESTAMP(9)", "DECIMAL(5, 2)", "DECIMAL(30, 2)", "STRING", "BYTES",
+            "BOOLEAN",
+            "TINYINT",
+            "SMALLINT",
+            "INT",
+            "BIGINT",
+            "FLOAT",
+            "DOUBLE",
+            "DATE",
+            "TIMESTAMP(9)",
+            "DECIMAL(5, 2)",
+            "DECIMAL(30, 2)",
+            "STRING",
+            "BYTES",
         ]
         .iter()
         .map(|s| t(s))
         .collect();
-        assert_eq!(check_vectors("record_with_null_for_bucket_id.data", &types), 5000);
+        assert_eq!(
+            check_vectors("record_with_null_for_bucket_id.data", &types),
+            5000
+        );
     }
 }

@@ -34,7 +34,7 @@ use crate::{Error, Result};
 pub mod writer;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// Largest precision of a DECIMAL stored inline as an `i64` (`Decimal.isCompact`).
 pub const MAX_COMPACT_DECIMAL_PRECISION: u32 = 18;

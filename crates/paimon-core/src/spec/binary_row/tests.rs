@@ -381,7 +381,7 @@ fn manifest_bytes(path: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// All BinaryRows of the data-file manifests of a fixture table, by field path.
-fn table_rows(table: &str) -> Vec<(String, BinaryRow)> {
+pub(crate) fn table_rows(table: &str) -> Vec<(String, BinaryRow)> {
     let dir = java_fixtures().join(table).join("manifest");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -641,7 +641,7 @@ fn malformed_rows_are_errors_not_panics() {
     );
     let arr = DataType::from_json(&serde_json::json!({"type": "ARRAY", "element": "INT"})).unwrap();
     assert_eq!(
-        row.decode(&[arr.clone()]).unwrap_err().kind(),
+        row.decode(std::slice::from_ref(&arr)).unwrap_err().kind(),
         ErrorKind::Unsupported
     );
     let null_row = BinaryRow::from_bytes(1, hex("0001000000000000 0000000000000000")).unwrap();
