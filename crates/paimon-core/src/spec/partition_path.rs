@@ -19,6 +19,8 @@
 //! the shortest-representation algorithm of JDK 19+; older JDKs can print a longer digit string
 //! for rare values.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use crate::spec::datum::{Datum, Timestamp};
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::{Error, Result};

@@ -22,6 +22,8 @@
 //! a slot pointing outside the row is `DataInvalid`, never a panic. Decoding looks only at the
 //! null bit of a field (older writers leave no reservation for null non-compact values).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
