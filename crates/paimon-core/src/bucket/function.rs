@@ -12,6 +12,8 @@
 //! Divergence: Java's hive function throws a `NullPointerException` for a decimal with more than
 //! 38 integer digits; here that is a `DataInvalid` error.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::fmt;
 use std::str::FromStr;
 

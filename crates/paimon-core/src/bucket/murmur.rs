@@ -10,6 +10,8 @@
 //! word, mixed with `k1` but without the `h1` rotation step), so it equals the reference
 //! `MurmurHash3_x86_32` for every input length.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 const C1: u32 = 0xcc9e_2d51;
 const C2: u32 = 0x1b87_3593;
 
@@ -44,7 +46,9 @@ pub fn murmur3_32_words(data: &[u8], seed: i32) -> i32 {
     let mut h1 = seed as u32;
     let mut words = data.chunks_exact(4);
     for w in &mut words {
-        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        let mut word = [0u8; 4];
+        word.copy_from_slice(w);
+        let word = u32::from_le_bytes(word);
         h1 = mix_h1(h1, mix_k1(word));
     }
     let tail = words.remainder();

@@ -22,6 +22,8 @@
 //! a slot pointing outside the row is `DataInvalid`, never a panic. Decoding looks only at the
 //! null bit of a field (older writers leave no reservation for null non-compact values).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -34,7 +36,7 @@ use crate::{Error, Result};
 pub mod writer;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// Largest precision of a DECIMAL stored inline as an `i64` (`Decimal.isCompact`).
 pub const MAX_COMPACT_DECIMAL_PRECISION: u32 = 18;

@@ -381,7 +381,7 @@ fn manifest_bytes(path: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// All BinaryRows of the data-file manifests of a fixture table, by field path.
-fn table_rows(table: &str) -> Vec<(String, BinaryRow)> {
+pub(crate) fn table_rows(table: &str) -> Vec<(String, BinaryRow)> {
     let dir = java_fixtures().join(table).join("manifest");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -641,7 +641,7 @@ fn malformed_rows_are_errors_not_panics() {
     );
     let arr = DataType::from_json(&serde_json::json!({"type": "ARRAY", "element": "INT"})).unwrap();
     assert_eq!(
-        row.decode(&[arr.clone()]).unwrap_err().kind(),
+        row.decode(std::slice::from_ref(&arr)).unwrap_err().kind(),
         ErrorKind::Unsupported
     );
     let null_row = BinaryRow::from_bytes(1, hex("0001000000000000 0000000000000000")).unwrap();
@@ -693,5 +693,83 @@ fn decoding_arbitrary_bytes_never_panics() {
                 Ok(())
             },
         )
+        .unwrap();
+}
+
+#[test]
+fn decode_of_encode_is_identity() {
+    use proptest::prelude::*;
+    let ty_names = [
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "DATE",
+        "TIME(3)",
+        "DECIMAL(18, 4)",
+        "DECIMAL(38, 6)",
+        "STRING",
+        "BYTES",
+        "TIMESTAMP(3)",
+        "TIMESTAMP(9)",
+        "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+    ];
+    let types: Vec<DataType> = ty_names.iter().map(|s| t(s)).collect();
+    // One value of type index `k`, built from random raw material.
+    let value = |k: usize, i: i64, wide: i128, s: &str, nanos: u32| -> Datum {
+        match k {
+            0 => Datum::Boolean(i & 1 == 1),
+            1 => Datum::TinyInt(i as i8),
+            2 => Datum::SmallInt(i as i16),
+            3 => Datum::Int(i as i32),
+            4 => Datum::BigInt(i),
+            5 => Datum::Float(f32::from_bits(i as u32)),
+            6 => Datum::Double(f64::from_bits(i as u64)),
+            7 => Datum::Date(i as i32),
+            8 => Datum::Time(i as i32),
+            9 => dec(i128::from(i) % 10i128.pow(18), 18, 4),
+            10 => dec(wide % 10i128.pow(38), 38, 6),
+            11 => Datum::String(s.to_string()),
+            12 => Datum::Binary(s.as_bytes().to_vec()),
+            13 => Datum::Timestamp(ts(i, 0)),
+            14 => Datum::Timestamp(ts(i, nanos % 1_000_000)),
+            _ => Datum::LocalZonedTimestamp(ts(i, nanos % 1_000_000)),
+        }
+    };
+    let field = (
+        0..types.len(),
+        any::<i64>(),
+        any::<i128>(),
+        ".{0,20}",
+        any::<u32>(),
+        any::<bool>(),
+    );
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    runner
+        .run(&proptest::collection::vec(field, 0..70), |fields| {
+            let tys: Vec<DataType> = fields.iter().map(|f| types[f.0].clone()).collect();
+            let values: Vec<Option<Datum>> = fields
+                .iter()
+                .map(|(k, i, w, s, n, null)| (!null).then(|| value(*k, *i, *w, s, *n)))
+                .collect();
+            let row = BinaryRow::encode(&values, &tys).unwrap();
+            prop_assert_eq!(row.row_bytes().len() % 8, 0);
+            let back = BinaryRow::from_serialized(&row.serialize()).unwrap();
+            let decoded = back.decode(&tys).unwrap();
+            // Compare floats by bits (NaN payloads are kept, -0.0 stays -0.0).
+            let bits = |v: &Option<Datum>| match v {
+                Some(Datum::Float(f)) => Some(Datum::Int(f.to_bits() as i32)),
+                Some(Datum::Double(f)) => Some(Datum::BigInt(f.to_bits() as i64)),
+                other => other.clone(),
+            };
+            let a: Vec<_> = values.iter().map(bits).collect();
+            let b: Vec<_> = decoded.iter().map(bits).collect();
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(BinaryRow::encode(&decoded, &tys).unwrap(), row);
+            Ok(())
+        })
         .unwrap();
 }

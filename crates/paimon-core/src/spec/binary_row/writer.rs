@@ -17,6 +17,8 @@
 //! Like Java, a compact TIMESTAMP (precision ≤ 3) keeps only the epoch millis: any
 //! nano-of-millisecond in the value is dropped.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use super::{
     fixed_part_size, is_compact_decimal, is_compact_timestamp, null_bits_size, BinaryRow,
     DECIMAL_VAR_BYTES, MAX_INLINE_LEN,
@@ -28,16 +30,14 @@ use crate::{Error, Result};
 /// Java `BigInteger.toByteArray()`: minimal big-endian two's-complement bytes (at least one).
 pub fn decimal_to_be_bytes(unscaled: i128) -> Vec<u8> {
     let full = unscaled.to_be_bytes();
-    let mut start = 0;
-    while start + 1 < full.len() {
-        let (b, next) = (full[start], full[start + 1]);
-        let redundant = (b == 0x00 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
-        if !redundant {
-            break;
-        }
-        start += 1;
-    }
-    full[start..].to_vec()
+    // A leading byte is redundant when it only repeats the sign bit of the byte after it.
+    let redundant = full
+        .windows(2)
+        .take_while(|w| {
+            matches!(w, [0x00, n] if n & 0x80 == 0) || matches!(w, [0xff, n] if n & 0x80 != 0)
+        })
+        .count();
+    full.get(redundant..).unwrap_or(&full).to_vec()
 }
 
 /// A writer over one row buffer; fields may be written in any order, variable data is appended.
