@@ -1,6 +1,8 @@
 //! End-to-end tests: one binary, a module per topic.
 
+mod bad_input;
 mod common;
 mod java_append;
 mod java_metadata;
 mod pypaimon;
+mod time_travel;

@@ -1,0 +1,137 @@
+//! Bad input gives a typed error naming the file, never a panic or a wrong answer.
+
+use std::path::Path;
+
+use futures::TryStreamExt;
+use paimon_core::catalog::Table;
+use paimon_core::read::TableRead;
+use paimon_core::scan::{ScanContextBuilder, TableScan};
+use paimon_core::{Error, ErrorKind};
+
+use crate::common::java_table;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+/// A private copy of `parquet/append_09`.
+fn scratch() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("append_09");
+    copy_dir(Path::new(&java_table("parquet/append_09")), &t);
+    (dir, t)
+}
+
+async fn read_all(path: &Path) -> Result<usize, Error> {
+    let table = Table::open(path.to_str().unwrap()).await?;
+    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
+        .plan()
+        .await?;
+    let batches: Vec<_> = TableRead::new(&table)
+        .read(plan.splits)?
+        .try_collect()
+        .await?;
+    Ok(batches.iter().map(|b| b.num_rows()).sum())
+}
+
+fn first_file(dir: &Path, prefix: &str) -> std::path::PathBuf {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
+        .collect();
+    v.sort();
+    v.remove(0)
+}
+
+#[tokio::test]
+async fn truncated_snapshot_names_the_file() {
+    let (_d, t) = scratch();
+    let s = t.join("snapshot/snapshot-5");
+    let bytes = std::fs::read(&s).unwrap();
+    std::fs::write(&s, &bytes[..bytes.len() / 2]).unwrap();
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DataInvalid);
+    assert!(e.to_string().contains("snapshot-5"), "{e}");
+}
+
+#[tokio::test]
+async fn corrupt_schema_and_unknown_type_are_errors() {
+    let (_d, t) = scratch();
+    let s = t.join("schema/schema-0");
+    let text = std::fs::read_to_string(&s).unwrap();
+    std::fs::write(&s, text.replace("\"DOUBLE\"", "\"HYPERDOUBLE\"")).unwrap();
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DataInvalid);
+    assert!(
+        e.to_string().contains("HYPERDOUBLE") && e.to_string().contains("schema-0"),
+        "{e}"
+    );
+    std::fs::write(&s, &text[..10]).unwrap();
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DataInvalid);
+}
+
+#[tokio::test]
+async fn truncated_manifest_names_the_file() {
+    let (_d, t) = scratch();
+    for dir_entry in std::fs::read_dir(t.join("manifest")).unwrap() {
+        let p = dir_entry.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    }
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DataInvalid, "{e}");
+    assert!(e.to_string().contains("manifest"), "{e}");
+}
+
+#[tokio::test]
+async fn missing_and_corrupt_data_files() {
+    let (_d, t) = scratch();
+    let bucket = t.join("f1=20/bucket-0");
+    let f = first_file(&bucket, "data-");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[bytes.len() / 2..]).unwrap();
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DataInvalid, "{e}");
+    assert!(
+        e.to_string()
+            .contains(f.file_name().unwrap().to_str().unwrap()),
+        "{e}"
+    );
+    std::fs::remove_file(&f).unwrap();
+    let e = read_all(&t).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound, "{e}");
+    assert!(
+        e.to_string()
+            .contains(f.file_name().unwrap().to_str().unwrap()),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn unknown_option_override_is_rejected() {
+    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let e = ScanContextBuilder::new(table.clone())
+        .with_option("scan.snapshot-idd", "1")
+        .build()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("scan.snapshot-idd"), "{e}");
+    // A known option works like Java's dynamic options.
+    let ctx = ScanContextBuilder::new(table)
+        .with_option("scan.snapshot-id", "1")
+        .build()
+        .unwrap();
+    let plan = TableScan::new(ctx).plan().await.unwrap();
+    assert_eq!(plan.snapshot_id, Some(1));
+}

@@ -1,0 +1,75 @@
+//! Snapshot selection: by id, by timestamp, by tag.
+
+use paimon_core::catalog::Table;
+use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
+use paimon_core::ErrorKind;
+
+use crate::common::java_table;
+
+async fn plan_at(
+    table: &Table,
+    s: SnapshotSelector,
+) -> paimon_core::Result<paimon_core::scan::Plan> {
+    TableScan::new(
+        ScanContextBuilder::new(table.clone())
+            .with_snapshot(s)
+            .build()?,
+    )
+    .plan()
+    .await
+}
+
+#[tokio::test]
+async fn timestamp_selects_the_latest_snapshot_at_or_before() {
+    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let snaps = table.snapshot_manager().snapshots().await.unwrap();
+    for s in &snaps {
+        let p = plan_at(&table, SnapshotSelector::TimestampMillis(s.time_millis))
+            .await
+            .unwrap();
+        // Snapshots committed in the same millisecond resolve to the last of them.
+        let expected = snaps
+            .iter()
+            .filter(|x| x.time_millis <= s.time_millis)
+            .map(|x| x.id)
+            .max();
+        assert_eq!(p.snapshot_id, expected);
+    }
+    let first = snaps[0].time_millis;
+    let e = plan_at(&table, SnapshotSelector::TimestampMillis(first - 1))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+}
+
+#[tokio::test]
+async fn tags_read_as_their_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::PathBuf::from(java_table("parquet/append_09"));
+    let t = dir.path().join("t");
+    // Tables share manifests and data by path: copy everything, then tag snapshot 2.
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&src)
+        .arg(&t)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::create_dir_all(t.join("tag")).unwrap();
+    let snap2 = std::fs::read_to_string(t.join("snapshot/snapshot-2")).unwrap();
+    let tagged = snap2.trim_end().trim_end_matches('}').to_string()
+        + ",\n  \"tagCreateTime\" : [ 2025, 8, 21, 14, 37, 43, 12000000 ],\n  \"tagTimeRetained\" : 86400.000000000\n}";
+    std::fs::write(t.join("tag/tag-release"), tagged).unwrap();
+    let table = Table::open(t.to_str().unwrap()).await.unwrap();
+    let p = plan_at(&table, SnapshotSelector::Tag("release".into()))
+        .await
+        .unwrap();
+    assert_eq!(p.snapshot_id, Some(2));
+    let rows: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
+    assert_eq!(rows, 9);
+    let e = plan_at(&table, SnapshotSelector::Tag("nope".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    assert!(e.to_string().contains("release"), "known tags listed: {e}");
+}
