@@ -43,6 +43,12 @@ fn float_json(v: f64) -> Value {
     }
 }
 
+/// A FLOAT as the shortest decimal that round-trips through `f32` (3.1, not 3.0999999046…).
+fn float32_json(v: f32) -> Value {
+    let widened = v.to_string().parse::<f64>().unwrap_or(f64::from(v));
+    float_json(if v.is_finite() { widened } else { f64::from(v) })
+}
+
 fn timestamp_json(array: &dyn Array, row: usize, precision: u32, utc: bool) -> Result<Value> {
     let nanos: i128 = match array.data_type() {
         ArrowType::Timestamp(TimeUnit::Second, _) => {
@@ -92,7 +98,7 @@ pub fn value_to_json(array: &dyn Array, t: &DataType, row: usize) -> Result<Valu
         TypeKind::SmallInt => Value::from(array.as_primitive::<Int16Type>().value(row)),
         TypeKind::Int => Value::from(array.as_primitive::<Int32Type>().value(row)),
         TypeKind::BigInt => Value::from(array.as_primitive::<Int64Type>().value(row)),
-        TypeKind::Float => float_json(f64::from(array.as_primitive::<Float32Type>().value(row))),
+        TypeKind::Float => float32_json(array.as_primitive::<Float32Type>().value(row)),
         TypeKind::Double => float_json(array.as_primitive::<Float64Type>().value(row)),
         TypeKind::Decimal { precision, scale } => {
             let unscaled = array.as_primitive::<Decimal128Type>().value(row);
@@ -193,7 +199,7 @@ pub fn datum_to_json(value: Option<&crate::spec::Datum>, t: &DataType) -> Value 
         D::SmallInt(x) => Value::from(*x),
         D::Int(x) => Value::from(*x),
         D::BigInt(x) => Value::from(*x),
-        D::Float(x) => float_json(f64::from(*x)),
+        D::Float(x) => float32_json(*x),
         D::Double(x) => float_json(*x),
         D::Decimal(d) => Value::String(d.to_string()),
         D::String(s) => Value::String(s.clone()),

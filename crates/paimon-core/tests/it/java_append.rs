@@ -211,3 +211,25 @@ async fn complex_data_types() {
         ])
     );
 }
+
+#[tokio::test]
+async fn nested_types_render_as_json() {
+    let t = java_table("parquet/parquet_append_table");
+    let got = read_rows(
+        &t,
+        Query {
+            filter: Some("f4 IN (300001, 300004, 300006)"),
+            select: Some(vec!["f4", "f10", "f13"]),
+            ..Query::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        got,
+        rows(&[
+            r#"300001, [[[5.11,5.21],{"f0":true,"f1":61}]], 0.91"#,
+            r#"300004, [[[5.141,5.241],{"f0":false,"f1":641}],[[5.14,5.24],{"f0":false,"f1":64}]], 0.94"#,
+            r#"300006, [[[5.16,5.26],null]], 0.96"#,
+        ])
+    );
+}
