@@ -182,3 +182,101 @@ impl StatsSource for ChunkStats<'_> {
         s.null_count_opt().and_then(|n| i64::try_from(n).ok())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Predicate;
+    use crate::spec::types::DataType;
+    use crate::spec::TableSchema;
+    use arrow_array::{Int64Array, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::ParquetMetaDataReader;
+    use parquet::file::properties::WriterProperties;
+
+    /// Ten row groups of ten rows: id 0..100, name "n<id/10>".
+    fn file() -> (Vec<u8>, Vec<DataField>) {
+        let fields = vec![
+            DataField::new(0, "id", DataType::nullable(TypeKind::BigInt)),
+            DataField::new(
+                1,
+                "name",
+                DataType::nullable(TypeKind::VarChar(u32::MAX >> 1)),
+            ),
+        ];
+        let schema = crate::arrow::arrow_schema(&fields).unwrap();
+        let ids: Vec<i64> = (0..100).collect();
+        let names: Vec<String> = ids.iter().map(|i| format!("n{}", i / 10)).collect();
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from(ids)),
+                Arc::new(StringArray::from(names)),
+            ],
+        )
+        .unwrap();
+        let props = WriterProperties::builder()
+            .set_max_row_group_size(10)
+            .build();
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        (buf, fields)
+    }
+
+    fn kept(sql: &str, current: &[DataField], file_fields: &[DataField]) -> Vec<usize> {
+        let (bytes, _) = file();
+        let meta = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes::Bytes::from(bytes))
+            .unwrap();
+        let schema = TableSchema {
+            version: 3,
+            id: 0,
+            fields: current.to_vec(),
+            highest_field_id: 1,
+            partition_keys: vec![],
+            primary_keys: vec![],
+            options: Default::default(),
+            comment: None,
+            time_millis: 0,
+        };
+        let pred = crate::expr::parse_predicate(sql)
+            .unwrap()
+            .bind(&schema)
+            .unwrap();
+        let Some(f) = row_group_filter(&pred, file_fields, current) else {
+            return (0..meta.num_row_groups()).collect();
+        };
+        (0..meta.num_row_groups())
+            .filter(|i| f(meta.row_group(*i)))
+            .collect()
+    }
+
+    #[test]
+    fn prunes_row_groups_by_min_max() {
+        let (_, fields) = file();
+        assert_eq!(kept("id = 42", &fields, &fields), vec![4]);
+        assert_eq!(kept("id >= 95 OR id < 3", &fields, &fields), vec![0, 9]);
+        assert_eq!(kept("name = 'n7'", &fields, &fields), vec![7]);
+        assert_eq!(kept("id > 1000", &fields, &fields), Vec::<usize>::new());
+        assert_eq!(kept("id IS NULL", &fields, &fields), Vec::<usize>::new());
+        // A residual on an unknown-stats shape keeps everything.
+        assert_eq!(kept("name LIKE 'n%' OR id = 5", &fields, &fields).len(), 10);
+    }
+
+    #[test]
+    fn renamed_columns_use_the_file_name_and_retyped_columns_are_not_pruned() {
+        let (_, file_fields) = file();
+        let renamed = vec![
+            DataField::new(0, "key", DataType::nullable(TypeKind::BigInt)),
+            file_fields[1].clone(),
+        ];
+        assert_eq!(kept("key = 42", &renamed, &file_fields), vec![4]);
+        let retyped = vec![
+            DataField::new(0, "id", DataType::nullable(TypeKind::Double)),
+            file_fields[1].clone(),
+        ];
+        assert_eq!(kept("id = 42", &retyped, &file_fields).len(), 10);
+    }
+}
