@@ -129,6 +129,13 @@ impl BucketSelector {
         self.function.kind()
     }
 
+    /// `(pairs, buckets)`: how many (partition, total bucket count) pairs got a bucket set so
+    /// far, and the sum of those sets' sizes (pairs that keep every bucket are not counted).
+    pub fn selection_stats(&self) -> (u64, u64) {
+        let sets = self.buckets.values().flat_map(|m| m.values()).flatten();
+        sets.fold((0, 0), |(n, b), s| (n + 1, b + s.len() as u64))
+    }
+
     /// Whether files written under `other` can be tested with this selector: the same ordered
     /// bucket-key field ids and types (nullability aside) and the same bucket function (read
     /// from `other`'s own options). Unrelated columns do not matter.
