@@ -425,8 +425,9 @@ fn widen_zeros(vs: Vec<Datum>) -> Option<Vec<Datum>> {
         match v {
             Datum::Float(f) if f.is_nan() => return None,
             Datum::Double(f) if f.is_nan() => return None,
-            Datum::Float(f) if f == 0.0 => out.extend([Datum::Float(0.0), Datum::Float(-0.0)]),
-            Datum::Double(f) if f == 0.0 => {
+            // Float literal patterns compare with `==`, so `0.0` also matches `-0.0`.
+            Datum::Float(0.0) => out.extend([Datum::Float(0.0), Datum::Float(-0.0)]),
+            Datum::Double(0.0) => {
                 out.extend([Datum::Double(0.0), Datum::Double(-0.0)]);
             }
             other => out.push(other),

@@ -83,7 +83,7 @@ const HIVE: BucketFunctionType = BucketFunctionType::Hive;
 /// One key `k` of `kind`, `k = v`, compared with the function applied to the same row.
 fn single_key(kind: TypeKind, v: Datum, n: i32) {
     let s = schema(&[("k", kind.clone()), ("v", TypeKind::Int)], &["k"], &[]);
-    let want = expected(D, &[kind], &[v.clone()], n);
+    let want = expected(D, &[kind], std::slice::from_ref(&v), n);
     assert_eq!(
         buckets(&s, D, &eq(&s, "k", v.clone()), n),
         Some(vec![want]),
@@ -510,7 +510,7 @@ fn each_entry_total_bucket_count_is_used() {
     let key = Datum::String("key".into());
     let mut sel = sel(&s, D, &eq(&s, "rowkey", key.clone()));
     for n in [2, 4, 8, 17] {
-        let want = expected(D, &[TypeKind::VarChar(100)], &[key.clone()], n);
+        let want = expected(D, &[TypeKind::VarChar(100)], std::slice::from_ref(&key), n);
         let got = sel.select(&[], &[], n).unwrap();
         assert_eq!(
             got.iter().copied().collect::<Vec<_>>(),
