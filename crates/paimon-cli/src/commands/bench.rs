@@ -26,6 +26,10 @@ pub struct Args {
     /// Files decoded at once on both sides (default: 2 × cores).
     #[arg(long)]
     concurrency: Option<NonZeroUsize>,
+    /// Point-lookup mode: compare this predicate (e.g. `id = 42`) with a full scan, and a
+    /// warm live-manifest-entry cache with a cold plan, instead of the direct Parquet read.
+    #[arg(long = "where", value_name = "EXPR")]
+    filter: Option<String>,
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -36,6 +40,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// Runs both sides and prints the ratio.
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
+    if let Some(f) = &args.filter {
+        let pred = paimon_core::expr::parse_predicate(f)?;
+        return super::bench_lookup::run(&table, &pred, args.iterations).await;
+    }
     let conc = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
+use super::entry_cache::ManifestEntryCache;
 use crate::catalog::Table;
 use crate::expr::{BoundPredicate, Predicate};
 use crate::{Error, Result};
@@ -42,6 +43,7 @@ pub struct ScanContextBuilder {
     snapshot: SnapshotSelector,
     options: HashMap<String, String>,
     manifest_concurrency: NonZeroUsize,
+    entry_cache: Option<ManifestEntryCache>,
 }
 
 /// A validated scan request.
@@ -59,6 +61,8 @@ pub struct ScanContext {
     pub snapshot: SnapshotSelector,
     /// Manifests decoded concurrently.
     pub manifest_concurrency: NonZeroUsize,
+    /// The live-manifest-entry cache, used when `scan.manifest-entry-cache.max-snapshots` > 0.
+    pub entry_cache: Option<ManifestEntryCache>,
 }
 
 const DEFAULT_MANIFEST_CONCURRENCY: usize = 8;
@@ -73,6 +77,7 @@ impl ScanContextBuilder {
             options: HashMap::new(),
             manifest_concurrency: NonZeroUsize::new(DEFAULT_MANIFEST_CONCURRENCY)
                 .unwrap_or(NonZeroUsize::MIN),
+            entry_cache: None,
         }
     }
     /// Sets the whole filter.
@@ -118,6 +123,15 @@ impl ScanContextBuilder {
         self
     }
 
+    /// Shares `cache` of merged live manifest entries per bucket with other scans; it is used
+    /// only when the option `scan.manifest-entry-cache.max-snapshots` is positive and the scan
+    /// reads one bucket (explicit, or inferred from the predicate).
+    #[must_use]
+    pub fn with_entry_cache(mut self, cache: ManifestEntryCache) -> Self {
+        self.entry_cache = Some(cache);
+        self
+    }
+
     /// Validates everything that can be checked without I/O.
     pub fn build(self) -> Result<ScanContext> {
         let table = if self.options.is_empty() {
@@ -156,6 +170,7 @@ impl ScanContextBuilder {
             partition_predicate,
             snapshot,
             manifest_concurrency: self.manifest_concurrency,
+            entry_cache: self.entry_cache,
         })
     }
 }

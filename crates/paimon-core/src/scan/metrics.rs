@@ -19,6 +19,17 @@ pub struct ScanMetrics {
     pub files_skipped_by_partition: u64,
     /// Live files dropped by bucket filtering (explicit or inferred).
     pub files_skipped_by_bucket: u64,
+    /// How buckets were chosen: `none` (every bucket), `explicit` (a bucket filter),
+    /// `inferred` (from equalities on every bucket key), or `not inferred` (a fixed-bucket
+    /// table whose predicate does not pin every bucket key exactly, so nothing was pruned).
+    pub bucket_pruning: String,
+    /// Buckets selected by inference, summed over the (partition, total bucket count) pairs
+    /// evaluated (lazily, only for pairs that had files).
+    pub buckets_selected: u64,
+    /// Live-manifest-entry cache hits (`scan.manifest-entry-cache.max-snapshots`).
+    pub cache_hits: u64,
+    /// Live-manifest-entry cache misses (the entries were rebuilt and stored).
+    pub cache_misses: u64,
     /// Live files dropped by value statistics.
     pub files_skipped_by_stats: u64,
     /// Live files dropped by level rules (e.g. level 0 in DV tables).

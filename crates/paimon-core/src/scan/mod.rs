@@ -4,7 +4,9 @@
 //! → [`TableScan::plan`] → [`Plan`] of [`Split`]s ([`DataSplit`]). Planning reads metadata only;
 //! reading a split needs nothing but the split.
 
+mod bucket_pruner;
 mod context;
+mod entry_cache;
 mod entry_merge;
 mod file_stats;
 mod manifest_reader;
@@ -14,6 +16,7 @@ mod split_generator;
 mod table_scan;
 
 pub use context::{ScanContext, ScanContextBuilder, ScanFilter, SnapshotSelector};
+pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
 pub use entry_merge::{merge_entries, EntryMerger};
 pub use metrics::ScanMetrics;
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};

@@ -2,9 +2,12 @@
 //!
 //! Mirrors Java `AbstractFileStoreScan` and `DataTableBatchScan` (Paimon 2.0). Pruning order per
 //! manifest file: partition stats, then explicit bucket range; per entry (before netting, safe
-//! because an ADD and its DELETE share partition and bucket): partition predicate, bucket; after
-//! netting: level rules and value stats (append tables only; primary-key tables must not prune
-//! by value stats, which would resurrect stale versions). Every optimisation fails open.
+//! because an ADD and its DELETE share partition and bucket): partition predicate, explicit
+//! bucket; after netting: level rules, inferred bucket ([`BucketPruner`]), value stats (append
+//! tables only; primary-key tables must not prune by value stats, which would resurrect stale
+//! versions). With the live-entry cache ([`ManifestEntryCache`]) the netted entries of one
+//! bucket come from the cache and the per-entry filters run on them. Every optimisation fails
+//! open.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -12,7 +15,9 @@ use std::time::Instant;
 
 use futures::{stream, StreamExt, TryStreamExt};
 
+use super::bucket_pruner::BucketPruner;
 use super::context::{ScanContext, SnapshotSelector};
+use super::entry_cache::{EntryCacheKey, ManifestEntryCache};
 use super::entry_merge::EntryMerger;
 use super::file_stats;
 use super::manifest_reader::ManifestReader;
@@ -23,6 +28,7 @@ use crate::expr::{eval_partition, eval_stats, BoundPredicate, Prune};
 use crate::io::join;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::spec::options::BucketMode;
 use crate::spec::partition_path::{partition_path, partition_value_string};
 use crate::spec::snapshot::Snapshot;
 use crate::spec::types::DataField;
@@ -49,6 +55,8 @@ struct Planner<'a> {
     /// Conjuncts of the predicate (and partition filter) that only touch partition columns.
     partition_pred: Option<BoundPredicate>,
     partitions: HashMap<Vec<u8>, PartitionInfo>,
+    /// Inferred bucket pruning, when the predicate pins every bucket key.
+    bucket_pruner: Option<BucketPruner>,
     metrics: ScanMetrics,
 }
 
@@ -92,11 +100,21 @@ impl TableScan {
         let mut metas = reader.manifest_list(&snapshot.base_manifest_list).await?;
         metas.extend(reader.manifest_list(&snapshot.delta_manifest_list).await?);
         planner.metrics.manifests_total = metas.len() as u64;
-        let metas: Vec<ManifestFileMeta> = metas
-            .into_iter()
-            .filter(|m| planner.keep_manifest(m))
-            .collect();
-        let live = planner.read_and_merge(&reader, metas).await?;
+        let live = match planner.cache_key() {
+            Some((cache, key)) => {
+                let entries = planner
+                    .cached_live(&reader, &snapshot, metas, &cache, key)
+                    .await?;
+                planner.filter_cached(&entries)?
+            }
+            None => {
+                let metas: Vec<ManifestFileMeta> = metas
+                    .into_iter()
+                    .filter(|m| planner.keep_manifest(m))
+                    .collect();
+                planner.read_and_merge(&reader, metas).await?
+            }
+        };
         let deletion_files = match &snapshot.index_manifest {
             Some(name) => planner.deletion_files(&reader.index_manifest(name).await?)?,
             None => HashMap::new(),
@@ -104,6 +122,13 @@ impl TableScan {
         let live = planner.filter_live(live).await?;
         let splits = planner.make_splits(&snapshot, live, &deletion_files)?;
         let mut metrics = planner.metrics;
+        if let Some(p) = &planner.bucket_pruner {
+            let (pairs, buckets) = p.selector().selection_stats();
+            metrics.buckets_selected = buckets;
+            if pairs > 0 {
+                metrics.bucket_pruning = "inferred".into();
+            }
+        }
         metrics.splits = splits.len() as u64;
         metrics.files_planned = splits.iter().map(|s| s.as_data().files.len() as u64).sum();
         metrics.plan_micros = started.elapsed().as_micros() as u64;
@@ -136,12 +161,22 @@ impl<'a> Planner<'a> {
             1 => conjuncts.pop(),
             _ => Some(BoundPredicate::And(conjuncts)),
         };
+        let bucket_pruner = BucketPruner::new(ctx);
+        let bucket_pruning = match (ctx.filter.bucket_filter, &bucket_pruner) {
+            (Some(_), _) => "explicit",
+            (None, Some(_)) => "not inferred",
+            (None, None) => "none",
+        };
         Ok(Planner {
             ctx,
             partition_fields,
             partition_pred,
             partitions: HashMap::new(),
-            metrics: ScanMetrics::default(),
+            bucket_pruner,
+            metrics: ScanMetrics {
+                bucket_pruning: bucket_pruning.into(),
+                ..ScanMetrics::default()
+            },
         })
     }
 
@@ -254,6 +289,10 @@ impl<'a> Planner<'a> {
                 self.metrics.files_skipped_by_level += 1;
                 continue;
             }
+            if !self.keep_inferred_bucket(&e).await? {
+                self.metrics.files_skipped_by_bucket += 1;
+                continue;
+            }
             if let Some(pred) = &stats_pred {
                 let file_schema = sm.schema(e.file.schema_id).await?;
                 let stats = file_stats::for_data_file(&e.file, &file_schema.fields, &schema.fields);
@@ -265,6 +304,137 @@ impl<'a> Planner<'a> {
             }
             out.push(e);
         }
+        Ok(out)
+    }
+
+    /// Inferred bucket pruning of one live entry (kept when no pruner applies).
+    async fn keep_inferred_bucket(&mut self, e: &ManifestEntry) -> Result<bool> {
+        if self.bucket_pruner.is_none() {
+            return Ok(true);
+        }
+        self.partition(&e.partition)?;
+        let values = self
+            .partitions
+            .get(&e.partition)
+            .map(|p| p.values.as_slice());
+        let (Some(pruner), Some(values)) = (self.bucket_pruner.as_mut(), values) else {
+            return Ok(true);
+        };
+        Ok(pruner
+            .keep(e, values, self.ctx.table.snapshot_manager())
+            .await)
+    }
+
+    /// The live-entry cache and key of this scan, when the cache is enabled and the scan reads
+    /// one bucket: the explicit one, or the single bucket inferred for every partition at the
+    /// current bucket count.
+    fn cache_key(&self) -> Option<(ManifestEntryCache, EntryCacheKey)> {
+        let cache = self.ctx.entry_cache.clone()?;
+        let o = self.ctx.table.options();
+        if o.scan_manifest_entry_cache_max_snapshots == 0 {
+            return None;
+        }
+        let (bucket, inferred) = match self.ctx.filter.bucket_filter {
+            Some(b) => (b, None),
+            None => {
+                let BucketMode::Fixed(n) = o.bucket else {
+                    return None;
+                };
+                let n = i32::try_from(n.get()).ok()?;
+                let pruner = self.bucket_pruner.as_ref()?;
+                let set = pruner.selector().select_any_partition(n)?;
+                match set.iter().collect::<Vec<_>>().as_slice() {
+                    [b] => (**b, Some((n, pruner.current_schema_id()))),
+                    _ => return None,
+                }
+            }
+        };
+        let key = EntryCacheKey {
+            table: self.ctx.table.location().to_string(),
+            branch: o.branch.clone(),
+            bucket,
+            inferred,
+        };
+        Some((cache, key))
+    }
+
+    /// The cached candidates of `key` at `snapshot`, rebuilt and stored on a miss: all entries
+    /// netted before any request filter, restricted to the bucket (plus, for an inferred bucket,
+    /// entries with another total bucket count or schema id).
+    async fn cached_live(
+        &mut self,
+        reader: &ManifestReader,
+        snapshot: &Snapshot,
+        metas: Vec<ManifestFileMeta>,
+        cache: &ManifestEntryCache,
+        key: EntryCacheKey,
+    ) -> Result<Arc<Vec<ManifestEntry>>> {
+        let delta = &snapshot.delta_manifest_list;
+        if let Some(hit) = cache.get(&key, snapshot.id, delta) {
+            self.metrics.cache_hits += 1;
+            return Ok(hit);
+        }
+        self.metrics.cache_misses += 1;
+        let b = key.bucket;
+        let metas: Vec<ManifestFileMeta> = match key.inferred {
+            // Inferred: other counts may put the key elsewhere, so no min/max skipping.
+            Some(_) => metas,
+            None => metas
+                .into_iter()
+                .filter(|m| {
+                    let skip = matches!((m.min_bucket, m.max_bucket),
+                        (Some(lo), Some(hi)) if b < lo || b > hi);
+                    self.metrics.manifests_skipped_by_bucket += u64::from(skip);
+                    !skip
+                })
+                .collect(),
+        };
+        let n = self.ctx.manifest_concurrency.get();
+        let mut manifests = stream::iter(metas)
+            .map(|m| {
+                let reader = reader.clone();
+                async move { reader.manifest(&m.file_name).await }
+            })
+            .buffered(n);
+        let mut merger = EntryMerger::new();
+        while let Some(entries) = manifests.try_next().await? {
+            self.metrics.entries_read += entries.len() as u64;
+            for e in entries {
+                // An ADD and its DELETE share the bucket: filtering before netting is safe.
+                if key.inferred.is_some() || e.bucket == b {
+                    merger.push(e)?;
+                }
+            }
+        }
+        let live: Vec<ManifestEntry> = match key.inferred {
+            None => merger.into_live(),
+            Some((total, schema_id)) => merger
+                .into_live()
+                .into_iter()
+                .filter(|e| {
+                    e.bucket == b || e.total_buckets != total || e.file.schema_id != schema_id
+                })
+                .collect(),
+        };
+        let live = Arc::new(live);
+        let max = self
+            .ctx
+            .table
+            .options()
+            .scan_manifest_entry_cache_max_snapshots;
+        cache.put(key, snapshot.id, delta, live.clone(), max);
+        Ok(live)
+    }
+
+    /// The per-entry request filters on cached live entries.
+    fn filter_cached(&mut self, entries: &[ManifestEntry]) -> Result<Vec<ManifestEntry>> {
+        let mut out = Vec::new();
+        for e in entries {
+            if self.keep_entry(e)? {
+                out.push(e.clone());
+            }
+        }
+        self.metrics.live_files = out.len() as u64;
         Ok(out)
     }
 

@@ -101,6 +101,9 @@ pub const SCAN_WATERMARK: &str = "scan.watermark";
 pub const SCAN_VERSION: &str = "scan.version";
 /// `scan.manifest.parallelism`.
 pub const SCAN_MANIFEST_PARALLELISM: &str = "scan.manifest.parallelism";
+/// `scan.manifest-entry-cache.max-snapshots` (paimon-cpp only): snapshots kept per key by the
+/// live-manifest-entry cache; 0 (default) disables it.
+pub const SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS: &str = "scan.manifest-entry-cache.max-snapshots";
 /// `scan.fallback-branch`.
 pub const SCAN_FALLBACK_BRANCH: &str = "scan.fallback-branch";
 /// `branch`, default main.
@@ -234,6 +237,8 @@ pub struct TableOptions {
     pub scan_version: Option<String>,
     /// `scan.manifest.parallelism`.
     pub scan_manifest_parallelism: Option<NonZeroUsize>,
+    /// `scan.manifest-entry-cache.max-snapshots` (paimon-cpp only; default 0 = cache off).
+    pub scan_manifest_entry_cache_max_snapshots: usize,
     /// `scan.fallback-branch`.
     pub scan_fallback_branch: Option<String>,
     /// `branch` (default main).
@@ -368,6 +373,9 @@ impl TableOptions {
             scan_watermark: r.i64_with(SCAN_WATERMARK, &[])?,
             scan_version: r.string(SCAN_VERSION),
             scan_manifest_parallelism: r.parse_with(SCAN_MANIFEST_PARALLELISM, &[], non_zero)?,
+            scan_manifest_entry_cache_max_snapshots: r
+                .i32(SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS)?
+                .map_or(0, |n| usize::try_from(n).unwrap_or(0)),
             scan_fallback_branch: r.string(SCAN_FALLBACK_BRANCH),
             branch: r.string(BRANCH).unwrap_or_else(|| "main".into()),
             changelog_producer: r.get(CHANGELOG_PRODUCER, ChangelogProducer::None)?,

@@ -1,6 +1,7 @@
 //! End-to-end tests: one binary, a module per topic.
 
 mod bad_input;
+mod bucket_pruning;
 mod common;
 mod java_append;
 mod java_metadata;

@@ -260,6 +260,8 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "scan.file-creation-time-millis",
     "scan.ignore-corrupt-files",
     "scan.ignore-lost-files",
+    // paimon-cpp only (`Options::SCAN_MANIFEST_ENTRY_CACHE_MAX_SNAPSHOTS`); no Java equivalent.
+    "scan.manifest-entry-cache.max-snapshots",
     "scan.manifest.parallelism",
     "scan.max-splits-per-task",
     "scan.mode",
