@@ -186,7 +186,6 @@ impl StatsSource for ChunkStats<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::Predicate;
     use crate::spec::types::DataType;
     use crate::spec::TableSchema;
     use arrow_array::{Int64Array, RecordBatch, StringArray};
@@ -216,7 +215,7 @@ mod tests {
         )
         .unwrap();
         let props = WriterProperties::builder()
-            .set_max_row_group_size(10)
+            .set_max_row_group_row_count(Some(10))
             .build();
         let mut buf = Vec::new();
         let mut w = ArrowWriter::try_new(&mut buf, schema, Some(props)).unwrap();
