@@ -3,4 +3,5 @@
 mod common;
 mod java_append;
 mod java_metadata;
+mod java_pk;
 mod pypaimon;
