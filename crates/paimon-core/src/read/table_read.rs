@@ -93,6 +93,30 @@ impl TableRead {
         self
     }
 
+    /// Adds the system columns `_SEQUENCE_NUMBER` and `_VALUE_KIND` (row kind byte: 0 `+I`,
+    /// 2 `+U`) after the output columns of a primary-key table (for debugging). Append tables
+    /// have no system columns: an error.
+    pub fn with_metadata(mut self, on: bool) -> Result<Self> {
+        if !on {
+            return Ok(self);
+        }
+        if !self.table.schema().has_primary_key() {
+            return Err(Error::invalid_argument(
+                "metadata columns exist only in primary-key tables",
+            ));
+        }
+        for f in [
+            crate::read::merge::sequence_number_field(),
+            crate::read::merge::value_kind_field(),
+        ] {
+            if !self.output.iter().any(|o| o.id == f.id) {
+                self.output.push(f);
+            }
+        }
+        self.update_read_fields();
+        Ok(self)
+    }
+
     /// Stops after `limit` rows.
     #[must_use]
     pub fn with_limit(mut self, limit: Option<usize>) -> Self {
@@ -242,8 +266,13 @@ impl TableRead {
                 &plan.all_keys,
                 &plan.layout.user_seq,
             )?;
-            let mut merge =
-                SortMerge::new(&schema, plan.layout.clone(), function, runs, self.batch_size)?;
+            let mut merge = SortMerge::new(
+                &schema,
+                plan.layout.clone(),
+                function,
+                runs,
+                self.batch_size,
+            )?;
             while let Some(b) = merge.next_batch().await? {
                 let cols = b
                     .columns()

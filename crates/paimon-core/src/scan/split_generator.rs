@@ -78,9 +78,7 @@ pub fn primary_key_splits(
     if files.is_empty() {
         return vec![];
     }
-    let no_deletes = files
-        .iter()
-        .all(|f| f.level != 0 && without_delete_rows(f));
+    let no_deletes = files.iter().all(|f| f.level != 0 && without_delete_rows(f));
     let one_level = files.windows(2).all(|w| w[0].level == w[1].level);
     if no_deletes && (dv_or_first_row || one_level) {
         return pack_ordered(files, sizing)
@@ -168,7 +166,11 @@ mod tests {
         use crate::spec::types::TypeKind;
         use crate::spec::Datum;
         let t = [DataType::not_null(TypeKind::Int)];
-        let key = |k| BinaryRow::encode(&[Some(Datum::Int(k))], &t).unwrap().serialize();
+        let key = |k| {
+            BinaryRow::encode(&[Some(Datum::Int(k))], &t)
+                .unwrap()
+                .serialize()
+        };
         let mut f = file(name, 10, 0);
         f.level = level;
         f.min_key = key(min);

@@ -58,7 +58,10 @@ async fn merge_on_read_without_dv_every_snapshot() {
     assert_eq!(read_rows(&t, at(4)).await, s4);
     let mut s5 = s4.clone();
     s5.retain(|r| !r.starts_with("Alex"));
-    s5.extend(["Skye2, 10, 0, 31.0".to_string(), "Marco2, 10, 0, 31.1".into()]);
+    s5.extend([
+        "Skye2, 10, 0, 31.0".to_string(),
+        "Marco2, 10, 0, 31.1".into(),
+    ]);
     s5.sort();
     assert_eq!(read_rows(&t, Query::default()).await, s5);
     // A predicate on a value column is applied after the merge: the stale Alex (16.1, level
@@ -213,4 +216,30 @@ async fn nested_types_and_bitmap_index_table() {
             "7, Alice, 20, null, 18.1",
         ])
     );
+}
+
+#[tokio::test]
+async fn metadata_columns_show_the_winning_version() {
+    use futures::TryStreamExt;
+    use paimon_core::read::TableRead;
+    use paimon_core::render::batch_to_json_rows;
+    let t = java_table("parquet/pk_table_scan_and_read_mor");
+    let table = Table::open(&t).await.unwrap();
+    let p = plan(&table, &Query::default()).await;
+    let read = TableRead::new(&table).with_metadata(true).unwrap();
+    let fields = read.output_fields().to_vec();
+    assert_eq!(fields.len(), 6);
+    let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
+    let mut seen = 0;
+    for b in &batches {
+        for r in batch_to_json_rows(b, &fields).unwrap() {
+            assert!(r["_SEQUENCE_NUMBER"].as_i64().unwrap() >= 0);
+            let kind = r["_VALUE_KIND"].as_i64().unwrap();
+            assert!(kind == 0 || kind == 2, "retracts are never emitted");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 11);
+    let append = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    assert!(TableRead::new(&append).with_metadata(true).is_err());
 }

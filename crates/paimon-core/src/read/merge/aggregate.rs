@@ -100,10 +100,10 @@ impl AggFunction {
                     .to_string(),
             ),
             other => {
-                return Err(Error::unsupported(format!(
-                    "unsupported aggregate function '{other}'"
-                ))
-                .with_context("field", field.name.clone()))
+                return Err(
+                    Error::unsupported(format!("unsupported aggregate function '{other}'"))
+                        .with_context("field", field.name.clone()),
+                )
             }
         })
     }
@@ -111,7 +111,10 @@ impl AggFunction {
     fn handles_retract(&self) -> bool {
         matches!(
             self,
-            AggFunction::Keep | AggFunction::Sum | AggFunction::LastValue | AggFunction::LastNonNull
+            AggFunction::Keep
+                | AggFunction::Sum
+                | AggFunction::LastValue
+                | AggFunction::LastNonNull
         )
     }
 }
@@ -198,7 +201,11 @@ fn field_cell(f: &AggFunction, recs: &[Record], pool: &Pool, c: usize) -> Result
             let mut cell = Cell::Null;
             for r in recs {
                 if !is_null(pool, r, c)? {
-                    cell = if is_retract(r.kind) { Cell::Null } else { at(r) };
+                    cell = if is_retract(r.kind) {
+                        Cell::Null
+                    } else {
+                        at(r)
+                    };
                 }
             }
             cell

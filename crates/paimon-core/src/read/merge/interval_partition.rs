@@ -63,8 +63,10 @@ pub fn keyed_files(files: &[DataFileMeta], key_types: &[DataType]) -> Result<Vec
             let min = decode(&f.min_key, "_MIN_KEY")?;
             let max = decode(&f.max_key, "_MAX_KEY")?;
             if min.len() != key_types.len() {
-                return Err(Error::data_invalid("key arity differs from the primary key")
-                    .with_context("file", f.file_name.clone()));
+                return Err(
+                    Error::data_invalid("key arity differs from the primary key")
+                        .with_context("file", f.file_name.clone()),
+                );
             }
             Ok(KeyedFile { index, min, max })
         })

@@ -82,7 +82,11 @@ impl MergeFunction {
                 ignore_delete: options.ignore_delete,
             },
             MergeEngine::PartialUpdate => {
-                if let Some(k) = options.raw().keys().find(|k| k.ends_with(".sequence-group")) {
+                if let Some(k) = options
+                    .raw()
+                    .keys()
+                    .find(|k| k.ends_with(".sequence-group"))
+                {
                     return Err(Error::unsupported(
                         "partial-update with sequence groups is not supported yet",
                     )

@@ -155,11 +155,8 @@ impl Output {
         let n = pool.schema.fields().len();
         let mut cols = Vec::with_capacity(n);
         for c in 0..n {
-            let mut arrays: Vec<&dyn Array> = pool
-                .batches
-                .iter()
-                .map(|b| b.column(c).as_ref())
-                .collect();
+            let mut arrays: Vec<&dyn Array> =
+                pool.batches.iter().map(|b| b.column(c).as_ref()).collect();
             let col = if self.per_column {
                 let comp = self.computed.get(c).map(Vec::as_slice).unwrap_or_default();
                 arrays.extend(comp.iter().map(|a| a.as_ref()));

@@ -321,7 +321,8 @@ impl SortMerge {
                 self.out.push_row(r.src, r.row);
             }
         } else {
-            self.function.merge(&self.group, &self.pool, &mut self.out)?;
+            self.function
+                .merge(&self.group, &self.pool, &mut self.out)?;
         }
         for r in &self.group {
             if let Some(c) = self.cursors.get_mut(r.cursor) {

@@ -44,9 +44,13 @@ fn run_stream(recs: Vec<Rec>, chunk: usize) -> RecordBatchStream {
                 Arc::new(Int32Array::from_iter_values(c.iter().map(|r| r.0))),
                 Arc::new(Int64Array::from_iter(c.iter().map(|r| r.1))),
                 Arc::new(Int64Array::from_iter_values(c.iter().map(|r| r.3))),
-                Arc::new(Int8Array::from_iter_values(
-                    c.iter().map(|r| if r.2 { 3 } else { 0 }),
-                )),
+                Arc::new(Int8Array::from_iter_values(c.iter().map(|r| {
+                    if r.2 {
+                        3
+                    } else {
+                        0
+                    }
+                }))),
             ];
             Ok(RecordBatch::try_new(schema.clone(), cols).unwrap())
         })
@@ -54,7 +58,11 @@ fn run_stream(recs: Vec<Rec>, chunk: usize) -> RecordBatchStream {
     futures::stream::iter(batches).boxed()
 }
 
-async fn merge(runs: &[Vec<Rec>], options: &[(&str, &str)], batch: usize) -> Vec<(i32, Option<i64>)> {
+async fn merge(
+    runs: &[Vec<Rec>],
+    options: &[(&str, &str)],
+    batch: usize,
+) -> Vec<(i32, Option<i64>)> {
     let map: HashMap<String, String> = options
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -113,7 +121,11 @@ fn model(runs: &[Vec<Rec>], engine: &str) -> Vec<(i32, Option<i64>)> {
 
 fn runs_strategy() -> impl Strategy<Value = Vec<Vec<Rec>>> {
     proptest::collection::vec(
-        proptest::collection::btree_map(0i32..40, (proptest::option::of(-50i64..50), any::<bool>(), 0i64..1000), 0..25),
+        proptest::collection::btree_map(
+            0i32..40,
+            (proptest::option::of(-50i64..50), any::<bool>(), 0i64..1000),
+            0..25,
+        ),
         1..5,
     )
     .prop_map(|runs| {
@@ -171,12 +183,17 @@ async fn retracts_and_unsupported_aggregates() {
     assert!(got.is_empty());
     let map: HashMap<String, String> = [
         ("merge-engine".to_string(), "aggregation".to_string()),
-        ("fields.v.aggregate-function".to_string(), "hll_sketch".to_string()),
+        (
+            "fields.v.aggregate-function".to_string(),
+            "hll_sketch".to_string(),
+        ),
     ]
     .into();
     let err = MergeFunction::new(&TableOptions::from_map(&map).unwrap(), &fields(), &[0], &[])
         .unwrap_err();
-    assert!(err.to_string().contains("unsupported aggregate function 'hll_sketch'"));
+    assert!(err
+        .to_string()
+        .contains("unsupported aggregate function 'hll_sketch'"));
     // max / listagg-free selection functions
     let runs = vec![
         vec![(1, Some(5), false, 1)],
@@ -192,7 +209,10 @@ async fn retracts_and_unsupported_aggregates() {
     ] {
         let got = merge(
             &runs,
-            &[("merge-engine", "aggregation"), ("fields.v.aggregate-function", f)],
+            &[
+                ("merge-engine", "aggregation"),
+                ("fields.v.aggregate-function", f),
+            ],
             4,
         )
         .await;
