@@ -34,6 +34,9 @@ pub struct Args {
     /// Files decoded at once (default: 2 × cores).
     #[arg(long)]
     concurrency: Option<NonZeroUsize>,
+    /// Add `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns (primary-key tables).
+    #[arg(long)]
+    with_metadata: bool,
     /// Print the plan's pruning metrics to stderr.
     #[arg(long)]
     metrics: bool,
@@ -54,6 +57,7 @@ pub async fn run(args: Args) -> Result<()> {
     if let Some(cols) = &args.select {
         read = read.with_projection(cols)?;
     }
+    read = read.with_metadata(args.with_metadata)?;
     if let Some(n) = args.concurrency {
         read = read.with_concurrency(n);
     }

@@ -11,6 +11,7 @@ pub mod avro;
 pub mod evolution;
 pub mod file_reader;
 pub mod format;
+pub mod merge;
 pub mod orc;
 pub mod parquet;
 pub mod row_group_pruning;

@@ -22,6 +22,7 @@ use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_vector;
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
+use crate::read::merge::{MergeFunction, MergePlan, SortMerge};
 use crate::read::row_group_pruning::row_group_filter;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::types::DataField;
@@ -92,6 +93,30 @@ impl TableRead {
         self
     }
 
+    /// Adds the system columns `_SEQUENCE_NUMBER` and `_VALUE_KIND` (row kind byte: 0 `+I`,
+    /// 2 `+U`) after the output columns of a primary-key table (for debugging). Append tables
+    /// have no system columns: an error.
+    pub fn with_metadata(mut self, on: bool) -> Result<Self> {
+        if !on {
+            return Ok(self);
+        }
+        if !self.table.schema().has_primary_key() {
+            return Err(Error::invalid_argument(
+                "metadata columns exist only in primary-key tables",
+            ));
+        }
+        for f in [
+            crate::read::merge::sequence_number_field(),
+            crate::read::merge::value_kind_field(),
+        ] {
+            if !self.output.iter().any(|o| o.id == f.id) {
+                self.output.push(f);
+            }
+        }
+        self.update_read_fields();
+        Ok(self)
+    }
+
     /// Stops after `limit` rows.
     #[must_use]
     pub fn with_limit(mut self, limit: Option<usize>) -> Self {
@@ -138,31 +163,45 @@ impl TableRead {
     }
 
     /// Reads `splits` in order.
+    ///
+    /// Append splits and raw-readable primary-key splits are read file by file; other
+    /// primary-key splits go through merge-on-read ([`super::merge`]), one task per split.
     pub fn read(&self, splits: Vec<Split>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        if self.table.schema().has_primary_key() {
-            if let Some(Split::Data(s)) = splits.iter().find(|s| !is_raw_readable(s.as_data())) {
-                return Err(Error::unsupported(
-                    "merge-on-read of primary-key splits with several sorted runs is not implemented yet",
-                )
-                .with_context("bucket", s.bucket.to_string())
-                .with_context("files", s.files.len().to_string()));
-            }
-        }
+        let pk = self.table.schema().has_primary_key();
+        let merge_plan = if pk {
+            Some(Arc::new(MergePlan::new(
+                self.table.schema(),
+                self.table.options(),
+                &self.read_fields,
+            )?))
+        } else {
+            None
+        };
         let out_schema = self.schema()?;
         let this = Arc::new(self.clone());
-        let files: Vec<(DataSplit, usize)> = splits
-            .into_iter()
-            .flat_map(|s| {
-                let Split::Data(d) = s;
-                let n = d.files.len();
-                (0..n).map(move |i| (d.clone(), i))
-            })
-            .collect();
+        let mut units: Vec<Unit> = Vec::new();
+        for s in splits {
+            let Split::Data(d) = s;
+            match &merge_plan {
+                Some(plan) if !is_raw_readable(&d) => {
+                    units.push(Unit::Merge(Arc::new(d), plan.clone()));
+                }
+                _ => {
+                    let d = Arc::new(d);
+                    units.extend((0..d.files.len()).map(|i| Unit::File(d.clone(), i)));
+                }
+            }
+        }
         let reader = this.clone();
-        let batches = stream::iter(files)
-            .map(move |(split, i)| {
+        let batches = stream::iter(units)
+            .map(move |u| {
                 let reader = reader.clone();
-                async move { reader.spawn_file(split, i).await }
+                async move {
+                    match u {
+                        Unit::File(split, i) => reader.spawn_file(split, i).await,
+                        Unit::Merge(split, plan) => reader.spawn_merge(split, plan).await,
+                    }
+                }
             })
             .buffered(this.concurrency.get())
             .try_flatten();
@@ -180,10 +219,87 @@ impl TableRead {
         Ok(apply_limit(projected.boxed(), self.limit))
     }
 
+    /// Spawns the merge of one split; returns the receiving end as a stream.
+    async fn spawn_merge(
+        self: Arc<Self>,
+        split: Arc<DataSplit>,
+        plan: Arc<MergePlan>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
+        tokio::spawn(async move {
+            let result = self.run_merge(&split, &plan, &tx).await;
+            if let Err(e) = result {
+                let _ = tx.send(Err(e)).await;
+            }
+        });
+        Ok(tokio_stream_from(rx))
+    }
+
+    async fn run_merge(
+        self: &Arc<Self>,
+        split: &Arc<DataSplit>,
+        plan: &Arc<MergePlan>,
+        tx: &mpsc::Sender<Result<RecordBatch>>,
+    ) -> Result<()> {
+        let schema = arrow_schema(&plan.fields)?;
+        for section in plan.sections(&split.files) {
+            let runs = section
+                .into_iter()
+                .map(|run| {
+                    let this = self.clone();
+                    let split = split.clone();
+                    let plan = plan.clone();
+                    stream::iter(run)
+                        .then(move |i| {
+                            let this = this.clone();
+                            let split = split.clone();
+                            let plan = plan.clone();
+                            async move { this.open_file_as(&split, i, &plan.fields, false).await }
+                        })
+                        .try_flatten()
+                        .boxed()
+                })
+                .collect();
+            let function = MergeFunction::new(
+                self.table.options(),
+                &plan.fields,
+                &plan.all_keys,
+                &plan.layout.user_seq,
+            )?;
+            let mut merge = SortMerge::new(
+                &schema,
+                plan.layout.clone(),
+                function,
+                runs,
+                self.batch_size,
+            )?;
+            while let Some(b) = merge.next_batch().await? {
+                let cols = b
+                    .columns()
+                    .get(..self.read_fields.len())
+                    .unwrap_or_default()
+                    .to_vec();
+                let fields: Vec<_> = b
+                    .schema()
+                    .fields()
+                    .iter()
+                    .take(self.read_fields.len())
+                    .cloned()
+                    .collect();
+                let b = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), cols)?;
+                let b = self.filter(b)?;
+                if b.num_rows() > 0 && tx.send(Ok(b)).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Spawns the decoding of one file; returns the receiving end as a stream.
     async fn spawn_file(
         self: Arc<Self>,
-        split: DataSplit,
+        split: Arc<DataSplit>,
         index: usize,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
@@ -229,6 +345,19 @@ impl TableRead {
         split: &DataSplit,
         index: usize,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        self.open_file_as(split, index, &self.read_fields, true)
+            .await
+    }
+
+    /// Opens file `index` of `split` decoding `fields`; `prune` allows Parquet row-group
+    /// pruning by the predicate (only sound when rows are read without merging).
+    async fn open_file_as(
+        &self,
+        split: &DataSplit,
+        index: usize,
+        fields: &[DataField],
+        prune: bool,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let file = split
             .files
             .get(index)
@@ -251,13 +380,13 @@ impl TableRead {
             file_size: u64::try_from(file.file_size).ok(),
             format: FileFormat::from_file_name(&file.file_name)?,
             file_fields: file_schema.fields.clone(),
-            read_fields: self.read_fields.clone(),
+            read_fields: fields.to_vec(),
             batch_size: self.batch_size,
             row_ranges,
             deleted_rows,
-            // Every file read here is read raw (no merge), so pruning row groups by any column
-            // is safe: rows of a file are independent of each other.
-            row_group_filter: self.predicate.as_ref().and_then(|p| {
+            // A file read raw (no merge) may skip row groups by any column: its rows are
+            // independent of each other. Merged files may not (stale versions would return).
+            row_group_filter: self.predicate.as_ref().filter(|_| prune).and_then(|p| {
                 row_group_filter(p, &file_schema.fields, &self.table.schema().fields)
             }),
         };
@@ -272,6 +401,12 @@ impl TableRead {
         })?;
         decode_deletion_vector(&bytes, offset, &df.path, u64::try_from(rows).ok())
     }
+}
+
+/// One unit of reading work: a file read raw, or a split merged.
+enum Unit {
+    File(Arc<DataSplit>, usize),
+    Merge(Arc<DataSplit>, Arc<MergePlan>),
 }
 
 /// Whether a primary-key split can be read without merging: a single raw-convertible run whose

@@ -517,6 +517,16 @@ impl<'a> Planner<'a> {
         let pk = self.ctx.table.schema().has_primary_key();
         let dv_or_first_row = o.deletion_vectors_enabled
             || o.merge_engine == crate::spec::options::MergeEngine::FirstRow;
+        let key_types: Vec<_> = if pk {
+            let schema = self.ctx.table.schema();
+            schema
+                .fields_of(&schema.trimmed_primary_keys())?
+                .into_iter()
+                .map(|f| f.data_type)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut out = Vec::new();
         for ((partition, bucket), (total_buckets, files)) in groups {
             let values = self.partition(&partition)?.values.clone();
@@ -538,7 +548,7 @@ impl<'a> Planner<'a> {
                 })
                 .collect::<Vec<_>>();
             let packed: Vec<(Vec<_>, bool)> = if pk {
-                primary_key_splits(files, dv_or_first_row)
+                primary_key_splits(files, &key_types, dv_or_first_row, sizing)
             } else {
                 append_splits(files, sizing)
                     .into_iter()

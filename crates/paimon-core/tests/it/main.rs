@@ -5,5 +5,6 @@ mod bucket_pruning;
 mod common;
 mod java_append;
 mod java_metadata;
+mod java_pk;
 mod pypaimon;
 mod time_travel;

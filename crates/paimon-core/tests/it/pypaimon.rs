@@ -226,3 +226,22 @@ async fn pypaimon_append_tables_answer_every_query() {
     }
     assert!(tables >= 10, "only {tables} append tables found");
 }
+
+#[tokio::test]
+async fn pypaimon_primary_key_tables_answer_every_query() {
+    let Some(root) = pypaimon_fixtures() else {
+        return;
+    };
+    let mut tables = Vec::new();
+    for exp in expected_files(&root) {
+        let is_pk = exp["primary_keys"]
+            .as_array()
+            .is_some_and(|k| !k.is_empty());
+        if !is_pk {
+            continue;
+        }
+        assert!(check_table(&root, &exp).await > 0);
+        tables.push(exp["table"].as_str().unwrap_or_default().to_string());
+    }
+    assert!(tables.len() >= 4, "only PK tables {tables:?} found");
+}

@@ -1,0 +1,189 @@
+//! Merge engines: how the records of one key become one row (or none).
+//!
+//! Mirrors Java `DeduplicateMergeFunction`, `FirstRowMergeFunction`,
+//! `PartialUpdateMergeFunction` and `AggregateMergeFunction` (`core/mergetree/compact/`,
+//! java-formats.md §4.3). A group reaches [`MergeFunction::merge`] only when it has at least two
+//! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does),
+//! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
+//! retract are dropped (`DropDeleteReader`).
+
+use arrow_array::Array;
+
+use super::aggregate::{AggFunction, Aggregator};
+use super::output::{Cell, Output, Pool};
+use crate::spec::options::{MergeEngine, TableOptions};
+use crate::spec::types::DataField;
+use crate::{Error, Result};
+
+/// `_VALUE_KIND` of `-D`.
+pub const DELETE: i8 = 3;
+
+/// Whether a `_VALUE_KIND` byte is a retract (`-U` or `-D`).
+pub fn is_retract(kind: i8) -> bool {
+    kind == 1 || kind == 3
+}
+
+/// One record of a key group.
+#[derive(Debug, Clone, Copy)]
+pub struct Record {
+    /// The merge cursor it came from.
+    pub cursor: usize,
+    /// Its pool source.
+    pub src: usize,
+    /// Its row in that source.
+    pub row: usize,
+    /// `_VALUE_KIND`.
+    pub kind: i8,
+    /// `_SEQUENCE_NUMBER`.
+    pub seqnum: i64,
+}
+
+/// A merge engine configured for one read.
+#[derive(Debug)]
+pub enum MergeFunction {
+    /// Keep the last record.
+    Deduplicate {
+        /// Drop retracts instead of deleting.
+        ignore_delete: bool,
+    },
+    /// Keep the first record.
+    FirstRow {
+        /// Skip retracts instead of failing.
+        ignore_delete: bool,
+    },
+    /// Overwrite with non-null values of later records.
+    PartialUpdate(PartialUpdate),
+    /// Per-field aggregate functions.
+    Aggregate(Aggregator),
+}
+
+/// Partial-update state (no sequence groups).
+#[derive(Debug)]
+pub struct PartialUpdate {
+    ignore_delete: bool,
+    remove_on_delete: bool,
+    cells: Vec<Cell>,
+}
+
+impl MergeFunction {
+    /// The merge function of `options` over merge columns `fields` (read order); `keys` are the
+    /// positions of all primary-key columns, `user_seq` of the `sequence.field` columns.
+    pub fn new(
+        options: &TableOptions,
+        fields: &[DataField],
+        keys: &[usize],
+        user_seq: &[usize],
+    ) -> Result<Self> {
+        Ok(match options.merge_engine {
+            MergeEngine::Deduplicate => MergeFunction::Deduplicate {
+                ignore_delete: options.ignore_delete,
+            },
+            MergeEngine::FirstRow => MergeFunction::FirstRow {
+                ignore_delete: options.ignore_delete,
+            },
+            MergeEngine::PartialUpdate => {
+                if let Some(k) = options
+                    .raw()
+                    .keys()
+                    .find(|k| k.ends_with(".sequence-group"))
+                {
+                    return Err(Error::unsupported(
+                        "partial-update with sequence groups is not supported yet",
+                    )
+                    .with_context("option", k.clone()));
+                }
+                MergeFunction::PartialUpdate(PartialUpdate {
+                    ignore_delete: options.ignore_delete,
+                    remove_on_delete: options.partial_update_remove_record_on_delete,
+                    cells: vec![Cell::Null; fields.len()],
+                })
+            }
+            MergeEngine::Aggregation => {
+                let functions = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        AggFunction::for_field(options, f, keys.contains(&i), user_seq.contains(&i))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                MergeFunction::Aggregate(Aggregator::new(options, fields, functions))
+            }
+        })
+    }
+
+    /// Whether results are assembled per column.
+    pub fn per_column(&self) -> bool {
+        matches!(
+            self,
+            MergeFunction::PartialUpdate(_) | MergeFunction::Aggregate(_)
+        )
+    }
+
+    /// Merges a group of at least two records (ascending order) into `out`.
+    pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+        match self {
+            MergeFunction::Deduplicate { ignore_delete } => {
+                let last = group
+                    .iter()
+                    .rev()
+                    .find(|r| !(*ignore_delete && is_retract(r.kind)));
+                if let Some(r) = last.filter(|r| !is_retract(r.kind)) {
+                    out.push_row(r.src, r.row);
+                }
+                Ok(())
+            }
+            MergeFunction::FirstRow { ignore_delete } => {
+                for r in group {
+                    if !is_retract(r.kind) {
+                        out.push_row(r.src, r.row);
+                        return Ok(());
+                    }
+                    if !*ignore_delete {
+                        return Err(Error::data_invalid(
+                            "the first-row merge engine got a retract record; set ignore-delete",
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            MergeFunction::PartialUpdate(p) => p.merge(group, pool, out),
+            MergeFunction::Aggregate(a) => a.merge(group, pool, out),
+        }
+    }
+}
+
+impl PartialUpdate {
+    fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+        self.cells.fill(Cell::Null);
+        // Only a record that is not a retract creates the row.
+        let mut live = false;
+        for r in group {
+            if is_retract(r.kind) {
+                if self.ignore_delete {
+                    continue;
+                }
+                if self.remove_on_delete {
+                    if r.kind == DELETE {
+                        self.cells.fill(Cell::Null);
+                        live = false;
+                    }
+                    continue;
+                }
+                return Err(Error::data_invalid(
+                    "partial-update got a retract record: set ignore-delete or \
+                     partial-update.remove-record-on-delete",
+                ));
+            }
+            live = true;
+            for (c, cell) in self.cells.iter_mut().enumerate() {
+                if !pool.column(r.src, c)?.is_null(r.row) {
+                    *cell = Cell::At(r.src, r.row);
+                }
+            }
+        }
+        if live {
+            out.push_cells(&mut self.cells)?;
+        }
+        Ok(())
+    }
+}
