@@ -1,8 +1,9 @@
 //! [`TableRead`]: splits → a stream of Arrow record batches.
 //!
-//! Files are read concurrently (bounded by the read's concurrency) in spawned tasks that feed
-//! bounded channels, so decoding runs in parallel while output order stays the plan's order
-//! and memory stays bounded by (files in flight × channel depth × batch size). Dropping the
+//! Files (and merged splits) are read concurrently, bounded by the read's concurrency, in spawned
+//! tasks that feed bounded channels, so memory stays bounded by (units in flight × channel depth
+//! × batch size). By default batches come out as soon as any unit has one (no order across
+//! units); [`TableRead::with_preserve_order`] keeps the plan's order at the cost of parallelism. Dropping the
 //! stream stops the tasks. The residual predicate is applied to every batch; columns it needs
 //! beyond the projection are read and dropped afterwards.
 
@@ -42,6 +43,7 @@ pub struct TableRead {
     limit: Option<usize>,
     batch_size: usize,
     concurrency: NonZeroUsize,
+    preserve_order: bool,
 }
 
 impl TableRead {
@@ -59,6 +61,7 @@ impl TableRead {
             limit: None,
             batch_size: table.options().read_batch_size.get(),
             concurrency,
+            preserve_order: false,
         }
     }
 
@@ -121,6 +124,13 @@ impl TableRead {
     #[must_use]
     pub fn with_limit(mut self, limit: Option<usize>) -> Self {
         self.limit = limit;
+        self
+    }
+
+    /// Emits batches in plan order (less parallel); by default they come as they are ready.
+    #[must_use]
+    pub fn with_preserve_order(mut self, preserve: bool) -> Self {
+        self.preserve_order = preserve;
         self
     }
 
@@ -193,18 +203,31 @@ impl TableRead {
             }
         }
         let reader = this.clone();
-        let batches = stream::iter(units)
-            .map(move |u| {
-                let reader = reader.clone();
-                async move {
-                    match u {
-                        Unit::File(split, i) => reader.spawn_file(split, i).await,
-                        Unit::Merge(split, plan) => reader.spawn_merge(split, plan).await,
-                    }
+        let opened = stream::iter(units).map(move |u| {
+            let reader = reader.clone();
+            async move {
+                match u {
+                    Unit::File(split, i) => reader.spawn_file(split, i).await,
+                    Unit::Merge(split, plan) => reader.spawn_merge(split, plan).await,
                 }
-            })
-            .buffered(this.concurrency.get())
-            .try_flatten();
+            }
+        });
+        let n = this.concurrency.get();
+        let batches: BoxStream<'static, Result<RecordBatch>> = if this.preserve_order {
+            // In plan order: later units decode ahead only as far as their channels allow.
+            opened.buffered(n).try_flatten().boxed()
+        } else {
+            // Up to `n` units decode fully in parallel; batches come out as they are ready.
+            opened
+                .then(|open| async move {
+                    match open.await {
+                        Ok(s) => s,
+                        Err(e) => stream::once(async move { Err(e) }).boxed(),
+                    }
+                })
+                .flatten_unordered(n)
+                .boxed()
+        };
         let projected = batches.and_then(move |b| {
             let out_schema = out_schema.clone();
             async move {
