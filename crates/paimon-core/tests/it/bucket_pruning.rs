@@ -12,7 +12,6 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ManifestEntryCache, Plan, ScanContextBuilder, TableScan};
 use paimon_core::spec::binary_row::BinaryRow;
 use paimon_core::spec::Datum;
-use paimon_core::ErrorKind;
 use serde_json::{json, Value};
 
 use crate::pypaimon::{predicate, pypaimon_fixtures};
@@ -36,8 +35,8 @@ async fn plan(table: &Table, pred: &Value, unpruned: bool) -> Plan {
     TableScan::new(b.build().unwrap()).plan().await.unwrap()
 }
 
-/// Reads a plan with the residual predicate; rows as sorted JSON strings, or `None` when the
-/// reader does not support the split yet (primary-key merge-on-read of several runs).
+/// Reads a plan with the residual predicate; rows as sorted JSON strings (always `Some` now that
+/// primary-key merge-on-read exists; every fixture table must be readable).
 async fn read(table: &Table, plan: Plan, pred: &Value) -> Option<Vec<String>> {
     let ctx = ScanContextBuilder::new(table.clone())
         .with_predicate(predicate(pred))
@@ -48,10 +47,8 @@ async fn read(table: &Table, plan: Plan, pred: &Value) -> Option<Vec<String>> {
     let batches: Vec<_> = match read.read(plan.splits) {
         Ok(s) => match s.try_collect().await {
             Ok(b) => b,
-            Err(e) if e.kind() == ErrorKind::Unsupported => return None,
             Err(e) => panic!("{e}"),
         },
-        Err(e) if e.kind() == ErrorKind::Unsupported => return None,
         Err(e) => panic!("{e}"),
     };
     let mut rows: Vec<String> = Vec::new();
