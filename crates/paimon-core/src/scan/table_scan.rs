@@ -248,13 +248,7 @@ impl<'a> Planner<'a> {
         reader: &ManifestReader,
         metas: Vec<ManifestFileMeta>,
     ) -> Result<Vec<ManifestEntry>> {
-        let n = self.ctx.manifest_concurrency.get();
-        let mut manifests = stream::iter(metas)
-            .map(|m| {
-                let reader = reader.clone();
-                async move { reader.manifest(&m.file_name).await }
-            })
-            .buffered(n);
+        let mut manifests = read_manifests(reader, metas, self.ctx.manifest_concurrency.get());
         let mut merger = EntryMerger::new();
         while let Some(entries) = manifests.try_next().await? {
             self.metrics.entries_read += entries.len() as u64;
@@ -389,13 +383,7 @@ impl<'a> Planner<'a> {
                 })
                 .collect(),
         };
-        let n = self.ctx.manifest_concurrency.get();
-        let mut manifests = stream::iter(metas)
-            .map(|m| {
-                let reader = reader.clone();
-                async move { reader.manifest(&m.file_name).await }
-            })
-            .buffered(n);
+        let mut manifests = read_manifests(reader, metas, self.ctx.manifest_concurrency.get());
         let mut merger = EntryMerger::new();
         while let Some(entries) = manifests.try_next().await? {
             self.metrics.entries_read += entries.len() as u64;
@@ -579,4 +567,15 @@ impl<'a> Planner<'a> {
         }
         Ok(out)
     }
+}
+
+/// Decodes `metas` with at most `n` manifests in flight, in manifest order.
+fn read_manifests(
+    reader: &ManifestReader,
+    metas: Vec<ManifestFileMeta>,
+    n: usize,
+) -> impl futures::Stream<Item = Result<Vec<ManifestEntry>>> + '_ {
+    stream::iter(metas)
+        .map(move |m| async move { reader.manifest(&m.file_name).await })
+        .buffered(n)
 }
