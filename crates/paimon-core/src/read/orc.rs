@@ -71,6 +71,8 @@ fn panicked(location: &str) -> Error {
 pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
     let loc = read.location.clone();
     let bytes = io.read(&loc).await?;
+    // orc-rust overflows the stack on a cyclic type tree: reject it first.
+    crate::spec::orc_footer::check_orc_type_tree(&bytes, &loc)?;
     let builder = catch_unwind(AssertUnwindSafe(|| {
         ArrowReaderBuilder::try_new(OrcBytes(bytes))
     }))

@@ -5,6 +5,7 @@ pub mod bytes;
 pub mod datum;
 pub mod manifest;
 pub mod options;
+pub mod orc_footer;
 pub mod partition_path;
 pub mod schema;
 pub mod snapshot;
