@@ -79,10 +79,12 @@ pub async fn run(args: Args) -> Result<()> {
             plans.push(t.elapsed());
         }
         let read = TableRead::new(&table).with_concurrency(conc);
-        let n = read
-            .read(plan.splits)?
-            .try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) })
-            .await?;
+        let stream = read.read(plan.splits)?;
+        // Consume on a runtime worker, as the direct side does, not on the blocked main thread.
+        let n =
+            tokio::spawn(stream.try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) }))
+                .await
+                .map_err(|e| Error::internal(e.to_string()))??;
         let d1 = t.elapsed();
         let t = Instant::now();
         let m = direct_read(&files, conc.get()).await?;

@@ -27,7 +27,7 @@ async fn open(root: &std::path::Path, exp: &Value) -> Table {
 }
 
 /// Plans `pred`; `unpruned` overrides `bucket = -1`, which only disables bucket inference.
-async fn plan(table: &Table, pred: &Value, unpruned: bool) -> Plan {
+pub async fn plan(table: &Table, pred: &Value, unpruned: bool) -> Plan {
     let mut b = ScanContextBuilder::new(table.clone()).with_predicate(predicate(pred));
     if unpruned {
         b = b.with_option("bucket", "-1");
@@ -63,7 +63,7 @@ async fn read(table: &Table, plan: Plan, pred: &Value) -> Option<Vec<String>> {
 
 /// Pruned and unpruned plans read the same rows; when the reader cannot read the splits yet,
 /// pruning must at least have removed whole buckets only (identical splits otherwise).
-async fn assert_same_rows(table: &Table, pruned: Plan, unpruned: Plan, pred: &Value) {
+pub async fn assert_same_rows(table: &Table, pruned: Plan, unpruned: Plan, pred: &Value) {
     let kept: BTreeSet<(Vec<u8>, i32)> = pruned
         .splits
         .iter()
@@ -221,16 +221,16 @@ async fn rescaled_table_uses_each_entrys_bucket_count() {
 }
 
 /// A small deterministic generator (xorshift) so failures reproduce.
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+    pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
         &v[(self.next() % v.len() as u64) as usize]
     }
 }

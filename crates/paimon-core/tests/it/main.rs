@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod bucket_pruning;
+mod bucket_random_tables;
 mod common;
 mod java_append;
 mod java_metadata;

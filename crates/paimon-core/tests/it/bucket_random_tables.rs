@@ -1,0 +1,101 @@
+//! Property test on randomly generated tables (`scripts/gen-random-bucket-tables.py`, pypaimon):
+//! random bucket-key types and counts, append and primary-key, partitioned or not; for random
+//! equality / IN / OR predicates over the bucket keys, pruned and unpruned reads are identical,
+//! and pruning does drop buckets.
+
+use std::path::PathBuf;
+
+use futures::TryStreamExt;
+use paimon_core::catalog::Table;
+use paimon_core::read::TableRead;
+use paimon_core::render::batch_to_json_rows;
+use paimon_core::scan::{ScanContextBuilder, TableScan};
+use serde_json::{json, Map, Value};
+
+use crate::bucket_pruning::{assert_same_rows, plan, Rng};
+
+fn random_tables() -> Option<PathBuf> {
+    let p = std::env::var_os("PAIMON_RANDOM_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/random-bucket-tables")
+        });
+    if p.join("tables.json").is_file() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var("CI").is_err(),
+        "random tables missing at {}: run scripts/test.sh",
+        p.display()
+    );
+    eprintln!("skipping: random tables missing at {}", p.display());
+    None
+}
+
+async fn all_rows(table: &Table) -> Vec<Map<String, Value>> {
+    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build().unwrap())
+        .plan()
+        .await
+        .unwrap();
+    let read = TableRead::new(table);
+    let fields = read.output_fields().to_vec();
+    let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
+    batches
+        .iter()
+        .flat_map(|b| batch_to_json_rows(b, &fields).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn random_tables_prune_like_unpruned_scans() {
+    let Some(root) = random_tables() else { return };
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(root.join("tables.json")).unwrap()).unwrap();
+    let mut rng = Rng(0x00c0_ffee_d00d_0042);
+    let (mut checked, mut pruned_some) = (0, 0);
+    for t in index["tables"].as_array().unwrap() {
+        let table = Table::open(root.join(t["path"].as_str().unwrap()).to_str().unwrap())
+            .await
+            .unwrap();
+        let rows = all_rows(&table).await;
+        assert!(!rows.is_empty());
+        let keys: Vec<String> = t["bucket_keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap().to_string())
+            .collect();
+        for _ in 0..15 {
+            let mut conj = Vec::new();
+            for k in &keys {
+                let n = 1 + rng.next() % 4;
+                let vals: Vec<Value> = (0..n)
+                    .map(|_| rng.pick(&rows)[k.as_str()].clone())
+                    .collect();
+                conj.push(match rng.next() % 3 {
+                    0 => json!({"op": "eq", "column": k, "value": vals[0]}),
+                    1 => json!({"op": "in", "column": k, "values": vals}),
+                    _ => json!({"op": "or", "children": vals.iter()
+                        .map(|v| json!({"op": "eq", "column": k, "value": v}))
+                        .collect::<Vec<_>>()}),
+                });
+            }
+            if rng.next() % 3 == 0 {
+                conj.push(
+                    json!({"op": "ge", "column": "v", "value": (rng.next() % 1_000_000) as i64}),
+                );
+            }
+            let pred = json!({"op": "and", "children": conj});
+            let pruned = plan(&table, &pred, false).await;
+            let unpruned = plan(&table, &pred, true).await;
+            pruned_some += usize::from(pruned.metrics.files_skipped_by_bucket > 0);
+            assert_same_rows(&table, pruned, unpruned, &pred).await;
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "{checked}");
+    assert!(
+        pruned_some > 30,
+        "pruning applied only {pruned_some} times of {checked}"
+    );
+}
