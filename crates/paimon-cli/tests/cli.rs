@@ -122,3 +122,64 @@ fn sample_warehouse_main_job() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("skipped"), "{err}");
 }
+
+#[test]
+fn point_lookup_plans_one_bucket_and_reads_its_rows() {
+    let wh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/warehouse");
+    let wh = wh.to_str().unwrap();
+    let out = stdout(&paimon(&[
+        "scan",
+        wh,
+        "demo.events_bucketed",
+        "--where",
+        "id = 7",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let buckets: std::collections::BTreeSet<i64> = v["splits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["bucket"].as_i64().unwrap())
+        .collect();
+    assert_eq!(buckets.len(), 1, "{out}");
+    assert_eq!(v["metrics"]["bucket_pruning"], "inferred");
+    assert_eq!(v["metrics"]["buckets_selected"], 1);
+    assert!(v["metrics"]["files_skipped_by_bucket"].as_u64().unwrap() > 0);
+    // The sample warehouse README: rows with id = 7: 5. The unpruned read (-o bucket=-1 turns
+    // inference off) must agree.
+    let pruned = stdout(&paimon(&[
+        "read",
+        wh,
+        "demo.events_bucketed",
+        "--where",
+        "id = 7",
+        "--format",
+        "jsonl",
+    ]));
+    let unpruned = stdout(&paimon(&[
+        "read",
+        wh,
+        "demo.events_bucketed",
+        "--where",
+        "id = 7",
+        "--format",
+        "jsonl",
+        "-o",
+        "bucket=-1",
+    ]));
+    assert_eq!(pruned.lines().count(), 5);
+    let mut a: Vec<_> = pruned.lines().collect();
+    let mut b: Vec<_> = unpruned.lines().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    let text = stdout(&paimon(&[
+        "scan",
+        wh,
+        "demo.events_bucketed",
+        "--where",
+        "id = 7",
+    ]));
+    assert!(text.contains("bucket_pruning: \"inferred\""), "{text}");
+}
