@@ -235,6 +235,29 @@ impl Rng {
     }
 }
 
+/// One random `=`, `IN` or OR-of-equalities conjunct per key, with up to `max_values` values
+/// drawn by `value`.
+pub fn key_predicates(
+    rng: &mut Rng,
+    keys: &[String],
+    max_values: u64,
+    mut value: impl FnMut(&mut Rng, &str) -> Value,
+) -> Vec<Value> {
+    let mut conj = Vec::new();
+    for k in keys {
+        let n = 1 + rng.next() % max_values;
+        let vals: Vec<Value> = (0..n).map(|_| value(rng, k)).collect();
+        conj.push(match rng.next() % 3 {
+            0 => json!({"op": "eq", "column": k, "value": vals[0]}),
+            1 => json!({"op": "in", "column": k, "values": vals}),
+            _ => json!({"op": "or", "children": vals.iter()
+                .map(|v| json!({"op": "eq", "column": k, "value": v}))
+                .collect::<Vec<_>>()}),
+        });
+    }
+    conj
+}
+
 /// Random equality / IN / OR predicates over the bucket keys (values from the table plus
 /// absent ones), sometimes with an extra conjunct: pruned and unpruned reads are identical.
 #[tokio::test]
@@ -253,20 +276,7 @@ async fn random_key_predicates_read_like_unpruned_scans() {
         let keys = table.schema().bucket_keys();
         let rows = exp["queries"][0]["rows"].as_array().unwrap().clone();
         for _ in 0..12 {
-            let mut conj = Vec::new();
-            for k in &keys {
-                let n = 1 + rng.next() % 3;
-                let vals: Vec<Value> = (0..n)
-                    .map(|_| rng.pick(&rows)[k.as_str()].clone())
-                    .collect();
-                conj.push(match rng.next() % 3 {
-                    0 => json!({"op": "eq", "column": k, "value": vals[0]}),
-                    1 => json!({"op": "in", "column": k, "values": vals}),
-                    _ => json!({"op": "or", "children": vals.iter()
-                        .map(|v| json!({"op": "eq", "column": k, "value": v}))
-                        .collect::<Vec<_>>()}),
-                });
-            }
+            let mut conj = key_predicates(&mut rng, &keys, 3, |rng, k| rng.pick(&rows)[k].clone());
             if rng.next() % 2 == 0 {
                 let f = rng.pick(&exp["fields"].as_array().unwrap().clone())["name"].clone();
                 conj.push(json!({"op": "is_not_null", "column": f}));

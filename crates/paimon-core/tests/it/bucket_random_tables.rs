@@ -12,7 +12,7 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::{json, Map, Value};
 
-use crate::bucket_pruning::{assert_same_rows, plan, Rng};
+use crate::bucket_pruning::{assert_same_rows, key_predicates, plan, Rng};
 
 fn random_tables() -> Option<PathBuf> {
     let p = std::env::var_os("PAIMON_RANDOM_TABLES")
@@ -66,20 +66,7 @@ async fn random_tables_prune_like_unpruned_scans() {
             .map(|k| k.as_str().unwrap().to_string())
             .collect();
         for _ in 0..15 {
-            let mut conj = Vec::new();
-            for k in &keys {
-                let n = 1 + rng.next() % 4;
-                let vals: Vec<Value> = (0..n)
-                    .map(|_| rng.pick(&rows)[k.as_str()].clone())
-                    .collect();
-                conj.push(match rng.next() % 3 {
-                    0 => json!({"op": "eq", "column": k, "value": vals[0]}),
-                    1 => json!({"op": "in", "column": k, "values": vals}),
-                    _ => json!({"op": "or", "children": vals.iter()
-                        .map(|v| json!({"op": "eq", "column": k, "value": v}))
-                        .collect::<Vec<_>>()}),
-                });
-            }
+            let mut conj = key_predicates(&mut rng, &keys, 4, |rng, k| rng.pick(&rows)[k].clone());
             if rng.next() % 3 == 0 {
                 conj.push(
                     json!({"op": "ge", "column": "v", "value": (rng.next() % 1_000_000) as i64}),
