@@ -31,10 +31,24 @@ enum Sink {
     Parquet(ArrowWriter<File>),
 }
 
+/// Rows per printed block of the `table` format.
+const TABLE_BLOCK_ROWS: usize = 10_000;
+
 /// Writes batches in one format.
 pub struct RowWriter {
     sink: Sink,
     fields: Vec<DataField>,
+    /// Rows already printed in earlier `table` blocks.
+    printed: usize,
+}
+
+fn print_block(batches: Vec<RecordBatch>, out: &mut Box<dyn Write>) -> Result<usize> {
+    if batches.is_empty() {
+        return Ok(0);
+    }
+    let text = arrow::util::pretty::pretty_format_batches(&batches).map_err(arrow_err)?;
+    writeln!(out, "{text}").map_err(io_err)?;
+    Ok(batches.iter().map(RecordBatch::num_rows).sum())
 }
 
 fn io_err(e: std::io::Error) -> Error {
@@ -75,13 +89,23 @@ impl RowWriter {
                 )
             }
         };
-        Ok(RowWriter { sink, fields })
+        Ok(RowWriter {
+            sink,
+            fields,
+            printed: 0,
+        })
     }
 
     /// Writes one batch.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match &mut self.sink {
-            Sink::Table(batches, _) => batches.push(batch.clone()),
+            Sink::Table(batches, out) => {
+                batches.push(batch.clone());
+                // Never hold a whole table: print a block every TABLE_BLOCK_ROWS rows.
+                if batches.iter().map(RecordBatch::num_rows).sum::<usize>() >= TABLE_BLOCK_ROWS {
+                    self.printed += print_block(std::mem::take(batches), out)?;
+                }
+            }
             Sink::Csv(w) => w.write(batch).map_err(arrow_err)?,
             Sink::Jsonl(w) => {
                 for row in batch_to_json_rows(batch, &self.fields)? {
@@ -99,10 +123,7 @@ impl RowWriter {
     pub fn finish(self) -> Result<()> {
         match self.sink {
             Sink::Table(batches, mut out) => {
-                let text =
-                    arrow::util::pretty::pretty_format_batches(&batches).map_err(arrow_err)?;
-                writeln!(out, "{text}").map_err(io_err)?;
-                let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+                let rows = print_block(batches, &mut out)? + self.printed;
                 writeln!(out, "{rows} rows").map_err(io_err)?;
                 out.flush().map_err(io_err)
             }
