@@ -67,7 +67,8 @@ pub struct BucketFunction {
     key_types: Vec<DataType>,
 }
 
-fn hive_supports(t: &DataType) -> bool {
+/// Key types the `hive` function can hash (Java `HiveHasher`).
+pub(crate) fn hive_supports(t: &DataType) -> bool {
     matches!(
         t.kind,
         TypeKind::Boolean

@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::function::{BucketFunction, BucketFunctionType};
+use super::function::{hive_supports, BucketFunction, BucketFunctionType};
 use crate::expr::{eval_partition, BoundPredicate, LeafOp, Prune};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::options::{BucketFunctionKind, BucketMode, TableOptions, BUCKET_FUNCTION_TYPE};
@@ -258,27 +258,14 @@ impl BucketSelector {
     }
 }
 
-/// Key types the bucket-key row can hold for pruning (paimon-cpp's list plus TIME).
+/// Key types the bucket-key row can hold for pruning (paimon-cpp's list plus TIME): the types
+/// `hive` hashes, plus the time types the other functions hash through `BinaryRow`.
 fn supported_key_type(t: &DataType) -> bool {
-    matches!(
-        t.kind,
-        TypeKind::Boolean
-            | TypeKind::TinyInt
-            | TypeKind::SmallInt
-            | TypeKind::Int
-            | TypeKind::BigInt
-            | TypeKind::Float
-            | TypeKind::Double
-            | TypeKind::Date
-            | TypeKind::Time(_)
-            | TypeKind::Char(_)
-            | TypeKind::VarChar(_)
-            | TypeKind::Binary(_)
-            | TypeKind::VarBinary(_)
-            | TypeKind::Decimal { .. }
-            | TypeKind::Timestamp(_)
-            | TypeKind::LocalZonedTimestamp(_)
-    )
+    hive_supports(t)
+        || matches!(
+            t.kind,
+            TypeKind::Time(_) | TypeKind::Timestamp(_) | TypeKind::LocalZonedTimestamp(_)
+        )
 }
 
 fn product(
