@@ -183,3 +183,27 @@ fn point_lookup_plans_one_bucket_and_reads_its_rows() {
     ]));
     assert!(text.contains("bucket_pruning: \"inferred\""), "{text}");
 }
+
+/// Pulls the row counts out of `bench` output lines ("<label> <ms> ms  rows <n>  peak RSS ...").
+fn bench_rows(out: &str, label: &str) -> u64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no '{label}' line in:\n{out}"));
+    let after = line.split("rows").nth(1).unwrap();
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn bench_reads_the_same_rows_on_both_sides() {
+    let t = java_table("parquet/append_09");
+    let out = stdout(&paimon(&["bench", &t, "--iterations", "1"]));
+    let ours = bench_rows(&out, "paimon-rs (plan + read)");
+    assert!(ours > 0, "{out}");
+    assert_eq!(ours, bench_rows(&out, "arrow-rs direct, delivered"));
+    assert_eq!(ours, bench_rows(&out, "arrow-rs direct, in-task"));
+    assert!(
+        out.contains("ratio paimon-rs / direct delivered: "),
+        "{out}"
+    );
+}

@@ -1,17 +1,21 @@
 //! `paimon bench TABLE`: a full read through paimon-rs against a direct arrow-rs read of the
 //! same Parquet files, in one run, reported as a ratio.
 //!
-//! Both sides decode every column of every planned file with the same file concurrency; the
-//! baseline skips Paimon planning and schema mapping. Figures are medians over iterations.
+//! Both sides decode the same columns of every planned file (the table's columns of files read
+//! raw; every column of files that are merged) with the same file concurrency and batch size;
+//! the baseline ([`super::bench_direct`]) skips Paimon planning, schema mapping and merging.
+//! Figures are medians over iterations; peak RSS is measured per side (Linux only).
 
 use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
-use futures::{stream, StreamExt, TryStreamExt};
+use futures::TryStreamExt;
+use paimon_core::catalog::Table;
 use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
+use paimon_core::scan::{Plan, ScanContextBuilder, TableScan};
 use paimon_core::{Error, Result};
-use parquet::arrow::ParquetRecordBatchStreamBuilder;
+
+use super::bench_direct::{self, DirectFile, DirectSettings};
 
 use crate::args::TableArgs;
 
@@ -37,14 +41,75 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
-/// Runs both sides and prints the ratio.
+/// Median wall time and worst peak RSS of one side over the timed iterations.
+#[derive(Default)]
+struct Side {
+    times: Vec<Duration>,
+    peak_mib: Option<f64>,
+    rows: usize,
+}
+
+impl Side {
+    fn record(&mut self, timed: bool, elapsed: Duration, rows: usize) {
+        self.rows = rows;
+        if timed {
+            self.times.push(elapsed);
+            if let Some(p) = bench_direct::peak_rss_mib() {
+                self.peak_mib = Some(self.peak_mib.map_or(p, |q| q.max(p)));
+            }
+        }
+    }
+    fn median(&self) -> Duration {
+        median(self.times.clone())
+    }
+    fn print(&self, label: &str) {
+        let peak = self
+            .peak_mib
+            .map_or_else(|| "n/a".to_string(), |p| format!("{p:.0} MiB"));
+        println!(
+            "{label:<30} {:>10.3} ms  rows {:>10}  peak RSS {peak}",
+            self.median().as_secs_f64() * 1e3,
+            self.rows
+        );
+    }
+}
+
+/// The files of the plan with the columns the Paimon side decodes from each: the table's
+/// columns for files read raw, every column (keys, system columns, values) for merged files.
+fn direct_files(table: &Table, plan: &Plan) -> Result<Vec<DirectFile>> {
+    let names: Vec<String> = table
+        .schema()
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    let pk = table.schema().has_primary_key();
+    let mut files = Vec::new();
+    for s in &plan.splits {
+        let d = s.as_data();
+        let raw = !pk || d.is_raw_readable();
+        for f in &d.files {
+            let location = d.file_location(f);
+            if !location.ends_with(".parquet") {
+                return Err(Error::unsupported(
+                    "bench compares against a direct Parquet read: every file must be Parquet",
+                ));
+            }
+            let columns = raw.then(|| names.clone());
+            files.push(DirectFile { location, columns });
+        }
+    }
+    Ok(files)
+}
+
+/// Runs both sides and prints the ratios.
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
     if let Some(f) = &args.filter {
         let pred = paimon_core::expr::parse_predicate(f)?;
         return super::bench_lookup::run(&table, &pred, args.iterations).await;
     }
-    let conc = args.concurrency.unwrap_or_else(|| {
+    let concurrency = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN)
@@ -52,95 +117,72 @@ pub async fn run(args: Args) -> Result<()> {
     let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
         .plan()
         .await?;
-    let files: Vec<String> = plan
-        .splits
-        .iter()
-        .flat_map(|s| {
-            let d = s.as_data();
-            d.files
-                .iter()
-                .map(|f| d.file_location(f))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    if files.iter().any(|f| !f.ends_with(".parquet")) {
-        return Err(Error::unsupported(
-            "bench compares against a direct Parquet read: every file must be Parquet",
-        ));
-    }
-    let (mut ours, mut direct, mut plans) = (Vec::new(), Vec::new(), Vec::new());
-    let mut rows = (0, 0);
+    let files = direct_files(&table, &plan)?;
+    let settings = DirectSettings {
+        concurrency,
+        batch_size: table.options().read_batch_size.get(),
+    };
+    let (mut ours, mut delivered, mut in_task, mut plans) = (
+        Side::default(),
+        Side::default(),
+        Side::default(),
+        Vec::new(),
+    );
     for i in 0..=args.iterations {
+        let timed = i > 0;
+        bench_direct::reset_peak_rss();
         let t = Instant::now();
         let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
             .plan()
             .await?;
-        if i > 0 {
+        if timed {
             plans.push(t.elapsed());
         }
-        let read = TableRead::new(&table).with_concurrency(conc);
-        let stream = read.read(plan.splits)?;
+        let stream = TableRead::new(&table)
+            .with_concurrency(concurrency)
+            .read(plan.splits)?;
         // Consume on a runtime worker, as the direct side does, not on the blocked main thread.
         let n =
             tokio::spawn(stream.try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) }))
                 .await
                 .map_err(|e| Error::internal(e.to_string()))??;
-        let d1 = t.elapsed();
+        ours.record(timed, t.elapsed(), n);
+        bench_direct::reset_peak_rss();
         let t = Instant::now();
-        let m = direct_read(&files, conc.get()).await?;
-        let d2 = t.elapsed();
-        if i > 0 {
-            ours.push(d1);
-            direct.push(d2);
-        }
-        rows = (n, m);
+        let shared = files.clone();
+        let n = tokio::spawn(async move { bench_direct::read_delivered(&shared, settings).await })
+            .await
+            .map_err(|e| Error::internal(e.to_string()))??;
+        delivered.record(timed, t.elapsed(), n);
+        bench_direct::reset_peak_rss();
+        let t = Instant::now();
+        let n = bench_direct::read_in_task(&files, settings).await?;
+        in_task.record(timed, t.elapsed(), n);
     }
-    let (a, b, p) = (median(ours), median(direct), median(plans));
+    let p = median(plans);
     println!("table: {}", table.location());
     println!(
-        "files: {}  rows: paimon-rs {} / direct {}",
+        "files: {}  concurrency: {}  batch size: {}  (medians of {} runs)",
         files.len(),
-        rows.0,
-        rows.1
+        concurrency,
+        settings.batch_size,
+        args.iterations
+    );
+    ours.print("paimon-rs (plan + read)");
+    println!("  of which plan {:.3} ms", p.as_secs_f64() * 1e3);
+    delivered.print("arrow-rs direct, delivered");
+    in_task.print("arrow-rs direct, in-task");
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
+    let (a, r) = (ours.median(), ours.median().saturating_sub(p));
+    println!(
+        "ratio paimon-rs / direct delivered: {:.3} (read only {:.3})",
+        ratio(a, delivered.median()),
+        ratio(r, delivered.median())
     );
     println!(
-        "paimon-rs (plan + read): {:>10.3} ms (plan {:.3} ms)",
-        a.as_secs_f64() * 1e3,
-        p.as_secs_f64() * 1e3
-    );
-    println!(
-        "arrow-rs direct read:    {:>10.3} ms",
-        b.as_secs_f64() * 1e3
-    );
-    println!(
-        "ratio paimon-rs / direct: {:.3} (read only: {:.3})",
-        a.as_secs_f64() / b.as_secs_f64().max(1e-9),
-        a.saturating_sub(p).as_secs_f64() / b.as_secs_f64().max(1e-9)
+        "ratio paimon-rs / direct in-task:   {:.3} (read only {:.3})",
+        ratio(a, in_task.median()),
+        ratio(r, in_task.median())
     );
     Ok(())
-}
-
-async fn direct_read(files: &[String], concurrency: usize) -> Result<usize> {
-    let counts = stream::iter(files.iter().cloned())
-        .map(|path| {
-            tokio::spawn(async move {
-                let local = path.strip_prefix("file:").unwrap_or(&path).to_string();
-                let f = tokio::fs::File::open(&local)
-                    .await
-                    .map_err(|e| Error::io(format!("{local}: {e}")))?;
-                let s = ParquetRecordBatchStreamBuilder::new(f).await?.build()?;
-                let n = s
-                    .try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) })
-                    .await?;
-                Ok::<usize, Error>(n)
-            })
-        })
-        .buffer_unordered(concurrency)
-        .map(|r| {
-            r.map_err(|e| Error::internal(e.to_string()))
-                .and_then(|x| x)
-        })
-        .try_collect::<Vec<_>>()
-        .await?;
-    Ok(counts.into_iter().sum())
 }

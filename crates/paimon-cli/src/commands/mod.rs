@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_direct;
 pub mod bench_lookup;
 pub mod read;
 pub mod scan;

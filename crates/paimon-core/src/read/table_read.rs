@@ -193,7 +193,7 @@ impl TableRead {
         for s in splits {
             let Split::Data(d) = s;
             match &merge_plan {
-                Some(plan) if !is_raw_readable(&d) => {
+                Some(plan) if !d.is_raw_readable() => {
                     units.push(Unit::Merge(Arc::new(d), plan.clone()));
                 }
                 _ => {
@@ -430,12 +430,6 @@ impl TableRead {
 enum Unit {
     File(Arc<DataSplit>, usize),
     Merge(Arc<DataSplit>, Arc<MergePlan>),
-}
-
-/// Whether a primary-key split can be read without merging: a single raw-convertible run whose
-/// files all record their delete count (Java `PrimaryKeyTableRawFileSplitReadProvider`).
-fn is_raw_readable(split: &DataSplit) -> bool {
-    split.raw_convertible && split.files.iter().all(|f| f.delete_row_count.is_some())
 }
 
 fn tokio_stream_from(

@@ -63,6 +63,14 @@ impl DataSplit {
     pub fn row_count(&self) -> i64 {
         self.files.iter().map(|f| f.row_count).sum()
     }
+
+    /// Whether a primary-key split can be read file by file without merging: a single
+    /// raw-convertible run whose files all record their delete count (Java
+    /// `PrimaryKeyTableRawFileSplitReadProvider`). Only meaningful for primary-key tables: append
+    /// splits are always read file by file.
+    pub fn is_raw_readable(&self) -> bool {
+        self.raw_convertible && self.files.iter().all(|f| f.delete_row_count.is_some())
+    }
 }
 
 /// One unit of reading work.
