@@ -92,6 +92,40 @@ pub fn decode_deletion_vector(
     Ok(tree)
 }
 
+/// Decodes the vector at `offset` after checking the recorded length `f2` against it, as Java
+/// `DeletionVector.read(dis, length)` does: `f2` must equal L for a 32-bit vector and
+/// 4 + L + 4 (the whole blob) for a 64-bit one. A length in the other convention, or one
+/// reaching past the end of the index file, is an error naming the file and both lengths.
+pub fn decode_deletion_file(
+    index_file: &[u8],
+    offset: usize,
+    length: i64,
+    file: &str,
+    row_count: Option<u64>,
+) -> Result<RoaringTreemap> {
+    let tree = decode_deletion_vector(index_file, offset, file, row_count)?;
+    // The decode above proved the prefix and magic are readable.
+    let mut r = ByteReader::new(index_file, "deletion vector");
+    r.seek(offset)?;
+    let len = i64::from(r.i32_be()?);
+    let (expected, kind) = if r.u32_be()? == MAGIC_V32 {
+        (len, "32-bit: L")
+    } else {
+        (len + 8, "64-bit: 4 + L + 4")
+    };
+    let end = i64::try_from(offset)
+        .unwrap_or(i64::MAX)
+        .saturating_add(length);
+    if length != expected || end > i64::try_from(index_file.len()).unwrap_or(i64::MAX) {
+        return Err(Error::data_invalid(format!(
+            "recorded deletion vector length {length} does not match the vector ({kind} = {expected})"
+        ))
+        .with_context("file", file.to_string())
+        .with_context("offset", offset.to_string()));
+    }
+    Ok(tree)
+}
+
 /// `u64 LE` count, then per bucket `u32 LE` high key + portable 32-bit bitmap.
 fn decode_bitmap64(bytes: &[u8]) -> Result<RoaringTreemap> {
     let mut r = ByteReader::new(bytes, "64-bit deletion vector");
@@ -145,6 +179,13 @@ mod tests {
         assert_eq!(dv.iter().collect::<Vec<_>>(), vec![4]);
         // Position past the file's rows.
         assert!(decode_deletion_vector(bytes, 1, "t", Some(4)).is_err());
+        // The recorded length is L (22) for 32-bit vectors; the 64-bit convention is refused.
+        assert_eq!(decode_deletion_file(bytes, 1, 22, "t", None).unwrap(), dv);
+        let e = decode_deletion_file(bytes, 1, 30, "idx", None).unwrap_err();
+        assert!(
+            e.to_string().contains("30") && e.to_string().contains("idx"),
+            "{e}"
+        );
     }
 
     fn encode64(tree: &RoaringTreemap) -> Vec<u8> {

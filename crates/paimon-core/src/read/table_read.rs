@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use crate::arrow::arrow_schema;
 use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
-use crate::index::deletion_vector::decode_deletion_vector;
+use crate::index::deletion_vector::decode_deletion_file;
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
 use crate::read::merge::{MergeFunction, MergePlan, SortMerge};
@@ -422,7 +422,13 @@ impl TableRead {
             Error::data_invalid("negative deletion vector offset")
                 .with_context("file", df.path.clone())
         })?;
-        decode_deletion_vector(&bytes, offset, &df.path, u64::try_from(rows).ok())
+        decode_deletion_file(
+            &bytes,
+            offset,
+            df.length,
+            &df.path,
+            u64::try_from(rows).ok(),
+        )
     }
 }
 
