@@ -171,4 +171,6 @@ impl MergePlan {
 }
 
 #[cfg(test)]
+mod engine_tests;
+#[cfg(test)]
 mod tests;
