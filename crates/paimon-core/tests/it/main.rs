@@ -7,5 +7,6 @@ mod common;
 mod java_append;
 mod java_metadata;
 mod java_pk;
+mod merge_engines;
 mod pypaimon;
 mod time_travel;
