@@ -8,6 +8,7 @@ mod dv64;
 mod java_append;
 mod java_metadata;
 mod java_pk;
+mod merge_engines;
 mod pypaimon;
 mod regressions;
 mod time_travel;

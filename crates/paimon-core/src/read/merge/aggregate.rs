@@ -5,11 +5,16 @@
 //! value, `sequence.field` fields use `last_value`, otherwise `fields.<f>.aggregate-function`,
 //! `fields.default-aggregate-function`, `last_non_null_value`. Supported: `sum`, `product`,
 //! `min`, `max`, `last_value`, `last_non_null_value`, `first_value`, `first_non_null_value`,
-//! `bool_and`, `bool_or`, `listagg`; any other name is an "unsupported aggregate" error. Nulls
+//! `bool_and`, `bool_or`, `listagg`, `collect` (ARRAY, `fields.<f>.distinct`) and `merge_map`
+//! (MAP) (the last two fold record by record through [`super::field_agg::FieldAgg`], see
+//! [`super::collection_agg`]); any other name is an "unsupported aggregate" error. `count`
+//! existed only in Java 0.8 (`FieldCountAgg`, removed in 0.9 by apache/paimon#3932), so it is
+//! rejected like Java 2.0 rejects it. Nulls
 //! are ignored by every function except `last_value`/`first_value`. Retracts: skipped with
 //! `ignore-delete` or `fields.<f>.ignore-retract`; `-D` clears the row with
 //! `aggregation.remove-record-on-delete`; `sum` subtracts, `last_value` nulls,
-//! `last_non_null_value` nulls when the retracted value is non-null; others fail.
+//! `last_non_null_value` nulls when the retracted value is non-null, `collect` removes the
+//! retracted elements and `merge_map` the retracted keys; others fail.
 
 use std::sync::Arc;
 
@@ -23,11 +28,24 @@ use arrow_cast::cast;
 use arrow_schema::{DataType as ArrowType, SortOptions};
 use arrow_select::interleave::interleave;
 
+use super::field_agg::FieldAgg;
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
 use crate::spec::options::TableOptions;
-use crate::spec::types::DataField;
+use crate::spec::types::{DataField, TypeKind};
 use crate::{Error, Result};
+
+/// `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`.
+pub fn configured_function<'a>(options: &'a TableOptions, field: &str) -> Option<&'a str> {
+    options
+        .field_option(field, "aggregate-function")
+        .or_else(|| {
+            options
+                .raw()
+                .get("fields.default-aggregate-function")
+                .map(String::as_str)
+        })
+}
 
 /// One field's aggregate function.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +74,13 @@ pub enum AggFunction {
     BoolOr,
     /// `listagg` with its delimiter.
     ListAgg(String),
+    /// `collect` (ARRAY), with `fields.<f>.distinct`.
+    Collect {
+        /// Remove repeated elements.
+        distinct: bool,
+    },
+    /// `merge_map` (MAP).
+    MergeMap,
 }
 
 impl AggFunction {
@@ -72,15 +97,12 @@ impl AggFunction {
         if is_seq {
             return Ok(AggFunction::LastValue);
         }
-        let name = options
-            .field_option(&field.name, "aggregate-function")
-            .or_else(|| {
-                options
-                    .raw()
-                    .get("fields.default-aggregate-function")
-                    .map(String::as_str)
-            })
-            .unwrap_or("last_non_null_value");
+        let name = configured_function(options, &field.name).unwrap_or("last_non_null_value");
+        Self::from_name(name, options, field)
+    }
+
+    /// The function called `name` (Java `FieldAggregatorFactory#create`) for `field`.
+    pub fn from_name(name: &str, options: &TableOptions, field: &DataField) -> Result<Self> {
         Ok(match name.trim() {
             "primary-key" => AggFunction::Keep,
             "last_value" => AggFunction::LastValue,
@@ -99,6 +121,36 @@ impl AggFunction {
                     .unwrap_or(",")
                     .to_string(),
             ),
+            "collect" => {
+                if !matches!(field.data_type.kind, TypeKind::Array(_)) {
+                    return Err(Error::data_invalid(format!(
+                        "Data type for collect column must be 'Array' but was '{}'.",
+                        field.data_type
+                    ))
+                    .with_context("field", field.name.clone()));
+                }
+                AggFunction::Collect {
+                    distinct: options.field_option(&field.name, "distinct") == Some("true"),
+                }
+            }
+            "merge_map" => {
+                if !matches!(field.data_type.kind, TypeKind::Map(..)) {
+                    return Err(Error::data_invalid(format!(
+                        "Data type for merge map column must be 'MAP' but was '{}'",
+                        field.data_type
+                    ))
+                    .with_context("field", field.name.clone()));
+                }
+                AggFunction::MergeMap
+            }
+            "count" => {
+                // Java removed `count` in 0.9 (apache/paimon#3932); 2.0 rejects the name.
+                return Err(Error::unsupported(
+                    "unsupported aggregate function 'count': Use unsupported aggregation: count \
+                     or spell aggregate function incorrectly! (Paimon removed 'count' in 0.9)",
+                )
+                .with_context("field", field.name.clone()));
+            }
             other => {
                 return Err(
                     Error::unsupported(format!("unsupported aggregate function '{other}'"))
@@ -108,6 +160,26 @@ impl AggFunction {
         })
     }
 
+    /// The Java name of the function.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggFunction::Keep => "primary-key",
+            AggFunction::LastValue => "last_value",
+            AggFunction::LastNonNull => "last_non_null_value",
+            AggFunction::FirstValue => "first_value",
+            AggFunction::FirstNonNull => "first_non_null_value",
+            AggFunction::Min => "min",
+            AggFunction::Max => "max",
+            AggFunction::Sum => "sum",
+            AggFunction::Product => "product",
+            AggFunction::BoolAnd => "bool_and",
+            AggFunction::BoolOr => "bool_or",
+            AggFunction::ListAgg(_) => "listagg",
+            AggFunction::Collect { .. } => "collect",
+            AggFunction::MergeMap => "merge_map",
+        }
+    }
+
     fn handles_retract(&self) -> bool {
         matches!(
             self,
@@ -115,6 +187,8 @@ impl AggFunction {
                 | AggFunction::Sum
                 | AggFunction::LastValue
                 | AggFunction::LastNonNull
+                | AggFunction::Collect { .. }
+                | AggFunction::MergeMap
         )
     }
 }
@@ -249,6 +323,19 @@ fn field_cell(f: &AggFunction, recs: &[Record], pool: &Pool, c: usize) -> Result
                 arrow_arith::aggregate::bool_or(b)
             };
             Cell::Value(Arc::new(BooleanArray::from(vec![r])))
+        }
+        AggFunction::Collect { .. } | AggFunction::MergeMap => {
+            let mut agg = FieldAgg::new(f.clone(), false, "");
+            let mut acc = Cell::Null;
+            for r in recs {
+                let input = at(r);
+                acc = if is_retract(r.kind) {
+                    agg.retract(acc, input, pool, c)?
+                } else {
+                    agg.agg(acc, input, pool, c)?
+                };
+            }
+            acc
         }
         AggFunction::ListAgg(delim) => {
             let values = gather(recs, pool, c)?;

@@ -1,16 +1,15 @@
 //! Merge engines: how the records of one key become one row (or none).
 //!
 //! Mirrors Java `DeduplicateMergeFunction`, `FirstRowMergeFunction`,
-//! `PartialUpdateMergeFunction` and `AggregateMergeFunction` (`core/mergetree/compact/`,
-//! java-formats.md §4.3). A group reaches [`MergeFunction::merge`] only when it has at least two
+//! `PartialUpdateMergeFunction` ([`super::partial_update`]) and `AggregateMergeFunction`
+//! ([`super::aggregate`]) (`core/mergetree/compact/`, java-formats.md §4.3). A group reaches [`MergeFunction::merge`] only when it has at least two
 //! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does),
 //! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
 //! retract are dropped (`DropDeleteReader`).
 
-use arrow_array::Array;
-
 use super::aggregate::{AggFunction, Aggregator};
-use super::output::{Cell, Output, Pool};
+use super::output::{Output, Pool};
+use super::partial_update::PartialUpdate;
 use crate::spec::options::{MergeEngine, TableOptions};
 use crate::spec::types::DataField;
 use crate::{Error, Result};
@@ -51,18 +50,10 @@ pub enum MergeFunction {
         /// Skip retracts instead of failing.
         ignore_delete: bool,
     },
-    /// Overwrite with non-null values of later records.
+    /// Overwrite with non-null values of later records (sequence groups, aggregates).
     PartialUpdate(PartialUpdate),
     /// Per-field aggregate functions.
     Aggregate(Aggregator),
-}
-
-/// Partial-update state (no sequence groups).
-#[derive(Debug)]
-pub struct PartialUpdate {
-    ignore_delete: bool,
-    remove_on_delete: bool,
-    cells: Vec<Cell>,
 }
 
 impl MergeFunction {
@@ -82,21 +73,7 @@ impl MergeFunction {
                 ignore_delete: options.ignore_delete,
             },
             MergeEngine::PartialUpdate => {
-                if let Some(k) = options
-                    .raw()
-                    .keys()
-                    .find(|k| k.ends_with(".sequence-group"))
-                {
-                    return Err(Error::unsupported(
-                        "partial-update with sequence groups is not supported yet",
-                    )
-                    .with_context("option", k.clone()));
-                }
-                MergeFunction::PartialUpdate(PartialUpdate {
-                    ignore_delete: options.ignore_delete,
-                    remove_on_delete: options.partial_update_remove_record_on_delete,
-                    cells: vec![Cell::Null; fields.len()],
-                })
+                MergeFunction::PartialUpdate(PartialUpdate::new(options, fields, keys)?)
             }
             MergeEngine::Aggregation => {
                 let functions = fields
@@ -149,41 +126,5 @@ impl MergeFunction {
             MergeFunction::PartialUpdate(p) => p.merge(group, pool, out),
             MergeFunction::Aggregate(a) => a.merge(group, pool, out),
         }
-    }
-}
-
-impl PartialUpdate {
-    fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
-        self.cells.fill(Cell::Null);
-        // Only a record that is not a retract creates the row.
-        let mut live = false;
-        for r in group {
-            if is_retract(r.kind) {
-                if self.ignore_delete {
-                    continue;
-                }
-                if self.remove_on_delete {
-                    if r.kind == DELETE {
-                        self.cells.fill(Cell::Null);
-                        live = false;
-                    }
-                    continue;
-                }
-                return Err(Error::data_invalid(
-                    "partial-update got a retract record: set ignore-delete or \
-                     partial-update.remove-record-on-delete",
-                ));
-            }
-            live = true;
-            for (c, cell) in self.cells.iter_mut().enumerate() {
-                if !pool.column(r.src, c)?.is_null(r.row) {
-                    *cell = Cell::At(r.src, r.row);
-                }
-            }
-        }
-        if live {
-            out.push_cells(&mut self.cells)?;
-        }
-        Ok(())
     }
 }

@@ -10,13 +10,16 @@
 //! caller after the merge.
 
 pub mod aggregate;
+pub mod collection_agg;
+pub mod field_agg;
 pub mod interval_partition;
 pub mod merge_function;
 pub mod output;
+pub mod partial_update;
 pub mod sort_merge;
 
 use crate::spec::manifest::DataFileMeta;
-use crate::spec::options::{SortOrder, TableOptions};
+use crate::spec::options::{MergeEngine, SortOrder, TableOptions};
 use crate::spec::schema::TableSchema;
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
@@ -71,6 +74,38 @@ fn position_or_push(fields: &mut Vec<DataField>, f: &DataField) -> usize {
     }
 }
 
+/// Partial-update: validates the sequence groups against the whole schema (Java checks them
+/// when the merge function factory is built, whatever the projection) and adds the sequence
+/// fields of every group with a read field (Java `Factory#adjustReadType`).
+fn add_group_sequence_fields(
+    schema: &TableSchema,
+    options: &TableOptions,
+    fields: &mut Vec<DataField>,
+) -> Result<()> {
+    let groups = partial_update::sequence_groups(options);
+    partial_update::check_group_fields(&groups, &schema.fields)?;
+    let pk = schema.fields_of(&schema.primary_keys)?;
+    let keys: Vec<usize> = pk
+        .iter()
+        .filter_map(|k| schema.fields.iter().position(|f| f.id == k.id))
+        .collect();
+    partial_update::PartialUpdate::new(options, &schema.fields, &keys)?;
+    for g in &groups {
+        let read = g
+            .members
+            .iter()
+            .chain(&g.seq)
+            .any(|n| fields.iter().any(|f| &f.name == n));
+        if read {
+            let seq: Vec<String> = g.seq.clone();
+            for f in schema.fields_of(&seq)? {
+                position_or_push(fields, &f);
+            }
+        }
+    }
+    Ok(())
+}
+
 impl MergePlan {
     /// The plan for reading `read_fields` of a table with `schema` and `options`.
     pub fn new(
@@ -103,6 +138,9 @@ impl MergePlan {
             }
             None => Vec::new(),
         };
+        if options.merge_engine == MergeEngine::PartialUpdate {
+            add_group_sequence_fields(schema, options, &mut fields)?;
+        }
         let seqnum = position_or_push(&mut fields, &sequence_number_field());
         let kind = position_or_push(&mut fields, &value_kind_field());
         Ok(MergePlan {
@@ -132,5 +170,7 @@ impl MergePlan {
     }
 }
 
+#[cfg(test)]
+mod engine_tests;
 #[cfg(test)]
 mod tests;

@@ -191,9 +191,10 @@ impl Output {
 }
 
 /// One merged cell.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub enum Cell {
     /// Null.
+    #[default]
     Null,
     /// The value at `(source, row)` of the same column.
     At(usize, usize),

@@ -103,7 +103,11 @@ fn model(runs: &[Vec<Rec>], engine: &str) -> Vec<(i32, Option<i64>)> {
         let v = match engine {
             "deduplicate" => recs.last().filter(|r| !r.2).map(|r| r.1),
             "first-row" => adds.first().map(|r| r.1),
-            "partial-update" => (!adds.is_empty()).then(|| adds.iter().rev().find_map(|r| r.1)),
+            // Java initialises the row from a leading retract (even with ignore-delete).
+            "partial-update" => (!adds.is_empty()).then(|| {
+                let base = if recs[0].2 { recs[0].1 } else { None };
+                adds.iter().rev().find_map(|r| r.1).or(base)
+            }),
             _ => {
                 let vals: Vec<i64> = recs
                     .iter()
