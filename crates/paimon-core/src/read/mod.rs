@@ -12,6 +12,8 @@ pub mod evolution;
 pub mod file_reader;
 pub mod format;
 pub mod merge;
+pub mod metadata_columns;
+pub mod metrics;
 pub mod orc;
 pub mod parquet;
 pub mod row_group_pruning;
@@ -20,4 +22,5 @@ pub mod table_read;
 
 pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};
 pub use format::FileFormat;
+pub use metrics::ReadMetricsSnapshot;
 pub use table_read::TableRead;

@@ -8,4 +8,5 @@ mod java_append;
 mod java_metadata;
 mod java_pk;
 mod pypaimon;
+mod read_metadata;
 mod time_travel;
