@@ -395,7 +395,9 @@ pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<OpenedF
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
     )?;
-    let positions = ranges.clone().unwrap_or_else(|| vec![0..u64::MAX]);
+    let positions = ranges
+        .clone()
+        .unwrap_or_else(|| std::iter::once(0..u64::MAX).collect());
     let batch_size = read.batch_size.max(1);
     let mut records = reader.enumerate().filter(move |(pos, _)| {
         let pos = *pos as u64;

@@ -161,7 +161,11 @@ impl MetadataFiller {
 
     /// Inserts the metadata columns into `batch` (a batch of the decoded fields), taking the
     /// row positions from `positions`.
-    pub fn fill(&mut self, batch: RecordBatch, positions: &mut RowPositions) -> Result<RecordBatch> {
+    pub fn fill(
+        &mut self,
+        batch: RecordBatch,
+        positions: &mut RowPositions,
+    ) -> Result<RecordBatch> {
         let n = batch.num_rows();
         let schema = batch.schema();
         let mut fields: Vec<FieldRef> = schema.fields().iter().cloned().collect();
@@ -225,7 +229,11 @@ mod tests {
             out.schema().as_ref(),
             crate::arrow::arrow_schema(&read).unwrap().as_ref()
         );
-        let paths = out.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+        let paths = out
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
         assert_eq!(paths.value(1), "/t/f.parquet");
         let idx = out.column(2).as_any().downcast_ref::<Int64Array>().unwrap();
         assert_eq!(idx.values(), &[3, 9]);

@@ -98,7 +98,9 @@ pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<OpenedFi
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
     )?;
-    let positions = selected.clone().unwrap_or_else(|| vec![0..total]);
+    let positions = selected
+        .clone()
+        .unwrap_or_else(|| std::iter::once(0..total).collect());
     if let Some(ranges) = selected {
         let to_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         let sel = RowSelection::from_consecutive_ranges(

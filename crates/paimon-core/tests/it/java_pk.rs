@@ -243,7 +243,14 @@ async fn metadata_columns_show_the_winning_version() {
     // Append tables have the file-path and row-index columns only.
     let append = Table::open(&java_table("parquet/append_09")).await.unwrap();
     let read = TableRead::new(&append).with_metadata(true).unwrap();
-    let names: Vec<&str> = read.output_fields().iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names[names.len() - 2..], ["__paimon_file_path", "__paimon_row_index"]);
+    let names: Vec<&str> = read
+        .output_fields()
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        names[names.len() - 2..],
+        ["__paimon_file_path", "__paimon_row_index"]
+    );
     assert!(!names.contains(&"_SEQUENCE_NUMBER"));
 }

@@ -7,6 +7,7 @@ mod common;
 mod java_append;
 mod java_metadata;
 mod java_pk;
+mod key_pushdown;
 mod pypaimon;
 mod read_metadata;
 mod time_travel;

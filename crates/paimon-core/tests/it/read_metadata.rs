@@ -68,7 +68,8 @@ async fn raw_files(table: &Table, plan: &Plan) -> HashMap<String, Vec<Row>> {
 fn source<'a>(raw: &'a HashMap<String, Vec<Row>>, row: &Row) -> &'a Row {
     let path = row[PATH].as_str().unwrap();
     let pos = row[POS].as_u64().unwrap() as usize;
-    &raw.get(path).unwrap_or_else(|| panic!("unknown file {path}"))[pos]
+    &raw.get(path)
+        .unwrap_or_else(|| panic!("unknown file {path}"))[pos]
 }
 
 /// Asserts that `cols` of each output row equal those of the stored row it names.
@@ -124,14 +125,22 @@ async fn positions_skip_rows_deleted_by_deletion_vectors() {
         assert!(!dvs.is_empty(), "{fmt}: the fixture has deletion vectors");
         let out = read_meta(&table, p.clone()).await;
         assert_eq!(out.len(), 8, "{fmt}");
-        assert_sources(&raw, &out, &["f0", "f1", "f2", "f3", "_SEQUENCE_NUMBER", "_VALUE_KIND"]);
+        assert_sources(
+            &raw,
+            &out,
+            &["f0", "f1", "f2", "f3", "_SEQUENCE_NUMBER", "_VALUE_KIND"],
+        );
         // Every file is read raw here: output positions and deleted positions partition it.
         for s in &p.splits {
             let d = s.as_data();
             for f in &d.files {
                 let loc = d.file_location(f);
-                let got: BTreeSet<u64> =
-                    positions(&out).get(&loc).cloned().unwrap_or_default().into_iter().collect();
+                let got: BTreeSet<u64> = positions(&out)
+                    .get(&loc)
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
                 let dv = dvs.get(&loc).cloned().unwrap_or_default();
                 assert!(got.is_disjoint(&dv), "{fmt} {loc}");
                 let all: BTreeSet<u64> = got.union(&dv).copied().collect();
@@ -142,13 +151,23 @@ async fn positions_skip_rows_deleted_by_deletion_vectors() {
         // (sorted); Tony was deleted, so positions 0..=3 remain and 4 is gone.
         let alex = find(&out, "Alex").unwrap();
         let emily = find(&out, "Emily").unwrap();
-        assert_eq!((alex[POS].as_u64(), emily[POS].as_u64()), (Some(0), Some(3)));
+        assert_eq!(
+            (alex[POS].as_u64(), emily[POS].as_u64()),
+            (Some(0), Some(3))
+        );
         assert_eq!(alex[PATH], emily[PATH]);
         assert!(find(&out, "Tony").is_none());
-        assert_eq!(dvs[alex[PATH].as_str().unwrap()], BTreeSet::from([4]), "{fmt}");
+        assert_eq!(
+            dvs[alex[PATH].as_str().unwrap()],
+            BTreeSet::from([4]),
+            "{fmt}"
+        );
         // Alice (sorted before "Two roads") was updated: her old row 0 is deleted, the long
         // row keeps position 1 and the new Alice is row 0 of another file.
-        let two = out.iter().find(|r| r["f0"].as_str().unwrap().starts_with("Two")).unwrap();
+        let two = out
+            .iter()
+            .find(|r| r["f0"].as_str().unwrap().starts_with("Two"))
+            .unwrap();
         let alice = find(&out, "Alice").unwrap();
         assert_eq!((two[POS].as_u64(), alice[POS].as_u64()), (Some(1), Some(0)));
         assert_ne!(two[PATH], alice[PATH]);
@@ -178,28 +197,59 @@ async fn positions_with_row_ranges_and_deletion_vectors() {
             for f in &d.files {
                 let loc = d.file_location(f);
                 let dv = dvs.get(&loc).cloned().unwrap_or_default();
-                let want: Vec<u64> =
-                    (1..=3).filter(|i| *i < f.row_count as u64 && !dv.contains(i)).collect();
-                assert_eq!(got.get(&loc).cloned().unwrap_or_default(), want, "{fmt} {loc}");
+                let want: Vec<u64> = (1..=3)
+                    .filter(|i| *i < f.row_count as u64 && !dv.contains(i))
+                    .collect();
+                assert_eq!(
+                    got.get(&loc).cloned().unwrap_or_default(),
+                    want,
+                    "{fmt} {loc}"
+                );
             }
         }
         // The Tony bucket: rows 1..=3 are Bob, David, Emily; Tony (4) is out of range anyway.
         let names: BTreeSet<&str> = out.iter().map(|r| r["f0"].as_str().unwrap()).collect();
-        assert!(names.is_superset(&BTreeSet::from(["Bob", "David", "Emily"])), "{fmt}");
+        assert!(
+            names.is_superset(&BTreeSet::from(["Bob", "David", "Emily"])),
+            "{fmt}"
+        );
         assert!(!names.contains("Alex"), "{fmt}: Alex is row 0");
     }
 }
+
+/// A merged-read case: table, snapshot, key columns, value columns.
+type Case = (
+    &'static str,
+    Option<i64>,
+    &'static [&'static str],
+    &'static [&'static str],
+);
 
 #[tokio::test]
 async fn merged_rows_name_the_winning_record() {
     // (table, snapshot, key columns, other columns that must equal the stored record's).
     // pk_table_with_mor orders versions by `sequence.field` (s0, s1), not by sequence number.
-    let with_mor_values: &[&str] = &["s0", "s1", "v0", "v1", "v2"];
-    let cases: [(&str, Option<i64>, &[&str], &[&str]); 4] = [
-        ("parquet/pk_table_scan_and_read_mor", None, &["f0", "f1", "f2"], &["f3"]),
-        ("parquet/pk_table_scan_and_read_mor", Some(4), &["f0", "f1", "f2"], &["f3"]),
+    const WITH_MOR_VALUES: &[&str] = &["s0", "s1", "v0", "v1", "v2"];
+    let cases: [Case; 4] = [
+        (
+            "parquet/pk_table_scan_and_read_mor",
+            None,
+            &["f0", "f1", "f2"],
+            &["f3"],
+        ),
+        (
+            "parquet/pk_table_scan_and_read_mor",
+            Some(4),
+            &["f0", "f1", "f2"],
+            &["f3"],
+        ),
         ("parquet/pk_table_partial_update", None, &["k0", "k1"], &[]),
-        ("parquet/pk_table_with_mor", None, &["k0", "k1", "p0", "p1"], with_mor_values),
+        (
+            "parquet/pk_table_with_mor",
+            None,
+            &["k0", "k1", "p0", "p1"],
+            WITH_MOR_VALUES,
+        ),
     ];
     for (rel, snapshot, keys, values) in cases {
         let table = Table::open(&java_table(rel)).await.unwrap();
@@ -208,7 +258,10 @@ async fn merged_rows_name_the_winning_record() {
             ..Query::default()
         };
         let p = plan(&table, &q).await;
-        assert!(p.splits.iter().any(|s| s.as_data().files.len() > 1), "{rel}: merges");
+        assert!(
+            p.splits.iter().any(|s| s.as_data().files.len() > 1),
+            "{rel}: merges"
+        );
         let raw = raw_files(&table, &p).await;
         let out = read_meta(&table, p).await;
         assert!(!out.is_empty(), "{rel}");
@@ -234,14 +287,26 @@ async fn merged_rows_name_the_winning_record() {
     // Alex at snapshot 4 (bucket f2=0 never compacted, three level-0 runs): the row names the
     // 3-row file of commit 4 (sorted by key: Alex, Marco, Skye) at position 0; Bob's is the
     // 5-row file of commit 1 (Alex, Bob, David, Emily, Tony) at position 1.
-    let table = Table::open(&java_table("parquet/pk_table_scan_and_read_mor")).await.unwrap();
-    let p = plan(&table, &Query { snapshot: Some(4), ..Query::default() }).await;
+    let table = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
+        .await
+        .unwrap();
+    let p = plan(
+        &table,
+        &Query {
+            snapshot: Some(4),
+            ..Query::default()
+        },
+    )
+    .await;
     let rows_of: HashMap<String, i64> = p
         .splits
         .iter()
         .flat_map(|s| {
             let d = s.as_data();
-            d.files.iter().map(|f| (d.file_location(f), f.row_count)).collect::<Vec<_>>()
+            d.files
+                .iter()
+                .map(|f| (d.file_location(f), f.row_count))
+                .collect::<Vec<_>>()
         })
         .collect();
     let out = read_meta(&table, p).await;
@@ -265,7 +330,12 @@ async fn append_tables_in_every_format() {
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let out = read_meta(&table, p.clone()).await;
-        let names: Vec<String> = table.schema().fields.iter().map(|f| f.name.clone()).collect();
+        let names: Vec<String> = table
+            .schema()
+            .fields
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
         let cols: Vec<&str> = names.iter().map(String::as_str).collect();
         assert_sources(&raw, &out, &cols);
         let got = positions(&out);
@@ -282,9 +352,11 @@ async fn append_tables_in_every_format() {
 
 #[tokio::test]
 async fn avro_positions_with_row_ranges() {
-    let table = Table::open(&java_table("avro/append_with_multiple_ts_precision_and_timezone"))
-        .await
-        .unwrap();
+    let table = Table::open(&java_table(
+        "avro/append_with_multiple_ts_precision_and_timezone",
+    ))
+    .await
+    .unwrap();
     let mut p = plan(&table, &Query::default()).await;
     let raw = raw_files(&table, &p).await;
     let rows: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
@@ -294,8 +366,17 @@ async fn avro_positions_with_row_ranges() {
         d.row_ranges = Some(d.files.iter().map(|_| Some(vec![(0, 0), (2, 9)])).collect());
     }
     let out = read_meta(&table, p.clone()).await;
-    let cols: Vec<String> = table.schema().fields.iter().map(|f| f.name.clone()).collect();
-    assert_sources(&raw, &out, &cols.iter().map(String::as_str).collect::<Vec<_>>());
+    let cols: Vec<String> = table
+        .schema()
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    assert_sources(
+        &raw,
+        &out,
+        &cols.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
     for (loc, got) in positions(&out) {
         let n = raw[&loc].len() as u64;
         let want: Vec<u64> = [0u64].into_iter().chain(2..n.min(10)).collect();
