@@ -397,6 +397,18 @@ async fn metadata_columns_can_be_selected_by_name() {
     let n: usize = batches.iter().map(|b| b.num_rows()).sum();
     assert!(n > 0);
     assert!(batches.iter().all(|b| b.num_columns() == 2));
+    // Only metadata columns: nothing is decoded from the files, rows are still counted.
+    for rel in ["parquet/append_09", "orc/append_09"] {
+        let table = Table::open(&java_table(rel)).await.unwrap();
+        let p = plan(&table, &Query::default()).await;
+        let total: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
+        let read = TableRead::new(&table)
+            .with_projection(&[POS.to_string()])
+            .unwrap();
+        let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
+        let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(n as i64, total, "{rel}");
+    }
     // `_SEQUENCE_NUMBER` exists only for primary-key tables.
     assert!(TableRead::new(&table)
         .with_projection(&["_SEQUENCE_NUMBER".to_string()])
