@@ -5,7 +5,8 @@
 //! (Paimon 2.0). [`read_data_file`] opens one file (Parquet, ORC or Avro, chosen by
 //! [`FileFormat`]) and streams it in a requested read schema, with projection, row ranges,
 //! deletion vectors, Parquet row-group pruning and schema evolution by field id
-//! ([`evolution`]). Planning and predicates live elsewhere.
+//! ([`evolution`]). Planning and predicates live elsewhere. Metadata columns (source file,
+//! row position) are filled by [`metadata_columns`]; [`metrics`] counts skipped work.
 
 pub mod avro;
 pub mod evolution;

@@ -152,9 +152,11 @@ impl TableRead {
     ///   counting every stored row (rows removed by deletion vectors or row ranges included).
     ///
     /// For a merged row all four describe the record that produced it: the latest version for
-    /// `deduplicate`, the first for `first-row`, and the last record of the key group (after
-    /// dropped retracts) for `partial-update` and `aggregation`, whose other columns may come
-    /// from several records. A key with a single record is that record.
+    /// `deduplicate`, the first non-retract one for `first-row`, the last non-retract record
+    /// for `partial-update`, and the last record of the group for `aggregation` (after a
+    /// removing `-D`; retracts are skipped only with `ignore-delete`, so this can be a
+    /// retract). For the last two, the other columns may come from several records. A key with
+    /// a single record is that record.
     pub fn with_metadata(mut self, on: bool) -> Result<Self> {
         if !on {
             return Ok(self);
