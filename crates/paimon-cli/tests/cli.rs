@@ -207,3 +207,75 @@ fn bench_reads_the_same_rows_on_both_sides() {
         "{out}"
     );
 }
+
+fn jsonl(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn read_with_metadata_names_file_and_position() {
+    for fmt in ["parquet", "orc"] {
+        let t = java_table(&format!("{fmt}/pk_table_scan_and_read_dv"));
+        let out = stdout(&paimon(&[
+            "read",
+            &t,
+            "--with-metadata",
+            "--select",
+            "f0,f3",
+            "--format",
+            "jsonl",
+        ]));
+        let rows = jsonl(&out);
+        assert_eq!(rows.len(), 8, "{out}");
+        let keys: Vec<&str> = rows[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "f0",
+                "f3",
+                "_SEQUENCE_NUMBER",
+                "_VALUE_KIND",
+                "__paimon_file_path",
+                "__paimon_row_index"
+            ]
+        );
+        let by_name = |n: &str| rows.iter().find(|r| r["f0"] == n).unwrap();
+        // README: Alex, Bob, David, Emily, Tony compacted into one file; Tony (row 4) deleted.
+        assert_eq!(by_name("Alex")["__paimon_row_index"], 0);
+        assert_eq!(by_name("Emily")["__paimon_row_index"], 3);
+        assert_eq!(
+            by_name("Alex")["__paimon_file_path"],
+            by_name("Emily")["__paimon_file_path"]
+        );
+        let path = by_name("Alex")["__paimon_file_path"].as_str().unwrap();
+        assert!(path.contains("/f1=10/bucket-1/data-"), "{path}");
+        assert!(path.ends_with(&format!(".{fmt}")), "{path}");
+        assert!(!out.contains("Tony"));
+    }
+    // Append tables get the file and position columns only.
+    let t = java_table("parquet/append_09");
+    let out = stdout(&paimon(&[
+        "read",
+        &t,
+        "--where",
+        "f0 = 'Paul'",
+        "--with-metadata",
+        "--format",
+        "jsonl",
+    ]));
+    let rows = jsonl(&out);
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].get("_SEQUENCE_NUMBER").is_none());
+    assert!(rows[0]["__paimon_row_index"].as_i64().unwrap() >= 0);
+    assert!(rows[0]["__paimon_file_path"]
+        .as_str()
+        .unwrap()
+        .ends_with(".parquet"));
+}

@@ -34,7 +34,9 @@ pub struct Args {
     /// Files decoded at once (default: 2 × cores).
     #[arg(long)]
     concurrency: Option<NonZeroUsize>,
-    /// Add `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns (primary-key tables).
+    /// Add metadata columns: `_SEQUENCE_NUMBER`, `_VALUE_KIND` (primary-key tables),
+    /// `__paimon_file_path` and `__paimon_row_index` (the source file and the row's 0-based
+    /// position in it).
     #[arg(long)]
     with_metadata: bool,
     /// Print the plan's pruning metrics to stderr.

@@ -30,7 +30,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 
 use super::evolution::ReadMapping;
-use super::file_reader::{DataFileRead, RecordBatchStream};
+use super::file_reader::{DataFileRead, OpenedFile};
 use super::selection::selected_ranges;
 use crate::arrow::schema::{arrow_type, timestamp_unit};
 use crate::io::FileIO;
@@ -379,8 +379,9 @@ fn file_batch(records: &[Value], mapping: &ReadMapping, names: &[String]) -> Res
     )?)
 }
 
-/// Opens an Avro data file and streams it in the read schema.
-pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
+/// Opens an Avro data file and streams it in the read schema; also returns the file positions
+/// of the emitted rows (open-ended: the row count is known only after decoding).
+pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
     let bytes: Bytes = io.read(&loc).await?;
     let with_file = |e: Error| e.with_context("file", loc.clone());
@@ -394,6 +395,9 @@ pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<RecordB
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
     )?;
+    let positions = ranges
+        .clone()
+        .unwrap_or_else(|| std::iter::once(0..u64::MAX).collect());
     let batch_size = read.batch_size.max(1);
     let mut records = reader.enumerate().filter(move |(pos, _)| {
         let pos = *pos as u64;
@@ -430,5 +434,8 @@ pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<RecordB
                 .map_err(|e| e.with_context("file", loc.clone())),
         )
     });
-    Ok(futures::stream::iter(iter).boxed())
+    Ok(OpenedFile {
+        batches: futures::stream::iter(iter).boxed(),
+        positions,
+    })
 }

@@ -6,6 +6,10 @@
 //! `arrow_schema(&read_fields)`, except that a NOT NULL read field that receives nulls (added
 //! after the file was written, or nullable when written) becomes nullable in that batch's schema
 //! (see [`super::evolution`]).
+//!
+//! Read fields may include the metadata columns `__paimon_file_path` and `__paimon_row_index`
+//! ([`super::metadata_columns`]): they are not decoded but filled from the file's location and
+//! the positions of the rows the format reader emits.
 
 use std::fmt;
 use std::ops::Range;
@@ -13,10 +17,12 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use futures::stream::BoxStream;
+use futures::StreamExt;
 use parquet::file::metadata::RowGroupMetaData;
 use roaring::RoaringTreemap;
 
 use super::format::FileFormat;
+use super::metadata_columns::{MetadataFiller, RowPositions};
 use crate::io::FileIO;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
@@ -92,20 +98,37 @@ impl DataFileRead {
     }
 }
 
+/// What a format reader returns: the batches, and the file positions of the rows they hold,
+/// in order (sorted, disjoint ranges; an open end is allowed).
+pub(crate) struct OpenedFile {
+    pub(crate) batches: RecordBatchStream,
+    pub(crate) positions: Vec<Range<u64>>,
+}
+
 /// Opens one data file and streams it as record batches of `read.read_fields`.
 ///
 /// Errors (missing file, corrupt or truncated content, an impossible type change) name the file;
 /// opening errors are returned here, decoding errors end the stream with one `Err`.
-pub async fn read_data_file(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
+pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<RecordBatchStream> {
     if read.batch_size == 0 {
         return Err(Error::invalid_argument("batch size must be positive")
             .with_context("file", read.location.clone()));
     }
-    match read.format {
-        FileFormat::Parquet => super::parquet::read_parquet(io, read).await,
-        FileFormat::Orc => super::orc::read_orc(io, read).await,
-        FileFormat::Avro => super::avro::read_avro(io, read).await,
-    }
+    let (decoded, filler) = MetadataFiller::split(&read.read_fields, &read.location)?;
+    read.read_fields = decoded;
+    let opened = match read.format {
+        FileFormat::Parquet => super::parquet::read_parquet(io, read).await?,
+        FileFormat::Orc => super::orc::read_orc(io, read).await?,
+        FileFormat::Avro => super::avro::read_avro(io, read).await?,
+    };
+    let Some(mut filler) = filler else {
+        return Ok(opened.batches);
+    };
+    let mut positions = RowPositions::new(opened.positions);
+    Ok(opened
+        .batches
+        .map(move |b| b.and_then(|b| filler.fill(b, &mut positions)))
+        .boxed())
 }
 
 #[cfg(test)]

@@ -5,13 +5,16 @@
 //! (Paimon 2.0). [`read_data_file`] opens one file (Parquet, ORC or Avro, chosen by
 //! [`FileFormat`]) and streams it in a requested read schema, with projection, row ranges,
 //! deletion vectors, Parquet row-group pruning and schema evolution by field id
-//! ([`evolution`]). Planning and predicates live elsewhere.
+//! ([`evolution`]). Planning and predicates live elsewhere. Metadata columns (source file,
+//! row position) are filled by [`metadata_columns`]; [`metrics`] counts skipped work.
 
 pub mod avro;
 pub mod evolution;
 pub mod file_reader;
 pub mod format;
 pub mod merge;
+pub mod metadata_columns;
+pub mod metrics;
 pub mod orc;
 pub mod parquet;
 pub mod row_group_pruning;
@@ -20,4 +23,5 @@ pub mod table_read;
 
 pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};
 pub use format::FileFormat;
+pub use metrics::ReadMetricsSnapshot;
 pub use table_read::TableRead;

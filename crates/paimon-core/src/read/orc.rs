@@ -18,7 +18,7 @@ use orc_rust::reader::ChunkReader;
 use orc_rust::row_selection::RowSelection;
 
 use super::evolution::ReadMapping;
-use super::file_reader::{DataFileRead, RecordBatchStream};
+use super::file_reader::{DataFileRead, OpenedFile};
 use super::selection::selected_ranges;
 use crate::io::FileIO;
 use crate::{Error, Result};
@@ -67,8 +67,9 @@ fn panicked(location: &str) -> Error {
     Error::data_invalid("ORC decoder failed on corrupt input").with_context("file", location)
 }
 
-/// Opens an ORC data file and streams it in the read schema.
-pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
+/// Opens an ORC data file and streams it in the read schema; also returns the file positions
+/// of the emitted rows.
+pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
     let bytes = io.read(&loc).await?;
     // orc-rust overflows the stack on a cyclic type tree: reject it first.
@@ -92,11 +93,15 @@ pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<RecordBa
     let mut builder = builder
         .with_batch_size(read.batch_size.max(1))
         .with_projection(ProjectionMask::roots(&root, column_ids));
-    if let Some(ranges) = selected_ranges(
+    let selected = selected_ranges(
         total,
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
-    )? {
+    )?;
+    let positions = selected
+        .clone()
+        .unwrap_or_else(|| std::iter::once(0..total).collect());
+    if let Some(ranges) = selected {
         let to_usize = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         let sel = RowSelection::from_consecutive_ranges(
             ranges
@@ -124,5 +129,8 @@ pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<RecordBa
         failed = item.is_err();
         Some(item)
     });
-    Ok(futures::stream::iter(iter).boxed())
+    Ok(OpenedFile {
+        batches: futures::stream::iter(iter).boxed(),
+        positions,
+    })
 }

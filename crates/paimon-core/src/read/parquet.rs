@@ -25,8 +25,8 @@ use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 
 use super::evolution::ReadMapping;
-use super::file_reader::{DataFileRead, RecordBatchStream};
-use super::selection::{runs_within, selected_ranges};
+use super::file_reader::{DataFileRead, OpenedFile};
+use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
 use crate::{Error, Result};
 
@@ -116,8 +116,9 @@ impl AsyncFileReader for FileIoParquetReader {
     }
 }
 
-/// Opens a Parquet data file and streams it in the read schema.
-pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
+/// Opens a Parquet data file and streams it in the read schema; also returns the file positions
+/// of the emitted rows (kept row groups ∩ row ranges − deletion vector).
+pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
     let size = match read.file_size {
         Some(s) => s,
@@ -158,6 +159,10 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Reco
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
     )?;
+    let positions = match &ranges {
+        Some(r) => intersect(&kept_rows, r),
+        None => kept_rows.clone(),
+    };
     let mut builder = builder
         .with_projection(mask)
         .with_batch_size(read.batch_size.max(1))
@@ -175,12 +180,13 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Reco
         builder = builder.with_row_selection(RowSelection::from(selectors));
     }
     let stream = builder.build().map_err(|e| parquet_error(e, &loc))?;
-    Ok(stream
+    let batches = stream
         .map(move |r| {
             let batch = r.map_err(|e| parquet_error(e, &loc))?;
             mapping
                 .project(&batch)
                 .map_err(|e| e.with_context("file", loc.clone()))
         })
-        .boxed())
+        .boxed();
+    Ok(OpenedFile { batches, positions })
 }

@@ -98,6 +98,24 @@ pub fn runs_within(groups: &[Range<u64>], ranges: &[Range<u64>], mut emit: impl 
     }
 }
 
+/// The positions in both `a` and `b` (each sorted and disjoint), as sorted disjoint ranges.
+pub fn intersect(a: &[Range<u64>], b: &[Range<u64>]) -> Vec<Range<u64>> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        let (s, e) = (x.start.max(y.start), x.end.min(y.end));
+        if s < e {
+            out.push(s..e);
+        }
+        if x.end <= y.end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
@@ -117,6 +135,16 @@ mod tests {
             Some(vec![2..3, 5..6, 7..8, 9..10])
         );
         assert!(selected_ranges(10, Some(&[3..5, 1..2]), None).is_err());
+    }
+
+    #[test]
+    fn intersection_of_range_lists() {
+        assert_eq!(
+            intersect(&[0..4, 8..12], &[2..10, 11..20]),
+            vec![2..4, 8..10, 11..12]
+        );
+        assert_eq!(intersect(&[0..4], &[]), Vec::<Range<u64>>::new());
+        assert_eq!(intersect(&[0..4, 5..6], &[0..10]), vec![0..4, 5..6]);
     }
 
     #[test]

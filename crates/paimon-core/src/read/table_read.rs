@@ -6,7 +6,19 @@
 //! units); [`TableRead::with_preserve_order`] keeps the plan's order at the cost of parallelism. Dropping the
 //! stream stops the tasks. The residual predicate is applied to every batch; columns it needs
 //! beyond the projection are read and dropped afterwards.
+//!
+//! Predicate pushdown (Java `MergeFileSplitRead` pushes only key filters into merged readers,
+//! java-formats.md §4.3): files read raw skip Parquet row groups by the whole predicate. Files
+//! of merged splits use only the conjuncts that reference nothing but primary-key columns
+//! (every version of a key has the same key values, so a key failing them fails after the
+//! merge too): (a) Parquet row groups are skipped by them, and (b) each sorted run is filtered
+//! by them before merging, so a key group is never merged from a partial set of versions (a
+//! skipped row group can hold versions of keys whose other versions sit in kept groups). The
+//! whole predicate is still applied after the merge. A conjunct touching a non-key column is
+//! never pushed below the merge: it could drop a key's latest version and resurrect an older
+//! one. [`TableRead::metrics`] counts what was skipped.
 
+use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
@@ -24,6 +36,8 @@ use crate::index::deletion_vector::decode_deletion_file;
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
 use crate::read::merge::{MergeFunction, MergePlan, SortMerge};
+use crate::read::metadata_columns::{file_path_field, row_index_field};
+use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::types::DataField;
@@ -40,10 +54,24 @@ pub struct TableRead {
     /// Output fields plus fields only the predicate needs.
     read_fields: Vec<DataField>,
     predicate: Option<BoundPredicate>,
+    /// The conjuncts of `predicate` on primary-key columns only (pushed below merges).
+    key_predicate: Option<BoundPredicate>,
     limit: Option<usize>,
     batch_size: usize,
     concurrency: NonZeroUsize,
     preserve_order: bool,
+    metrics: Arc<ReadMetrics>,
+}
+
+/// Which predicate may skip Parquet row groups of one file.
+#[derive(Clone, Copy)]
+enum RowGroupPruning<'a> {
+    /// None.
+    Off,
+    /// The whole predicate (a file read raw).
+    Raw(&'a BoundPredicate),
+    /// Primary-key conjuncts only (a file of a merged split).
+    Merge(&'a BoundPredicate),
 }
 
 impl TableRead {
@@ -58,20 +86,38 @@ impl TableRead {
             output: fields.clone(),
             read_fields: fields,
             predicate: None,
+            key_predicate: None,
             limit: None,
             batch_size: table.options().read_batch_size.get(),
             concurrency,
             preserve_order: false,
+            metrics: Arc::default(),
         }
     }
 
-    /// Keeps only `columns`, in that order.
+    /// The metadata columns this table offers: `_SEQUENCE_NUMBER` and `_VALUE_KIND` for
+    /// primary-key tables, then `__paimon_file_path` and `__paimon_row_index` for every table.
+    pub fn metadata_fields(&self) -> Vec<DataField> {
+        let mut out = Vec::new();
+        if self.table.schema().has_primary_key() {
+            out.push(crate::read::merge::sequence_number_field());
+            out.push(crate::read::merge::value_kind_field());
+        }
+        out.push(file_path_field());
+        out.push(row_index_field());
+        out
+    }
+
+    /// Keeps only `columns`, in that order. Besides table columns, the names of
+    /// [`TableRead::metadata_fields`] are accepted.
     pub fn with_projection(mut self, columns: &[String]) -> Result<Self> {
         let schema = self.table.schema();
+        let metadata = self.metadata_fields();
         self.output = columns
             .iter()
             .map(|c| {
-                schema.field(c).cloned().ok_or_else(|| {
+                let meta = || metadata.iter().find(|m| m.name == *c).cloned();
+                schema.field(c).cloned().or_else(meta).ok_or_else(|| {
                     Error::invalid_argument(format!(
                         "unknown column '{c}' (columns: {})",
                         schema
@@ -93,25 +139,29 @@ impl TableRead {
     pub fn with_predicate(mut self, predicate: Option<BoundPredicate>) -> Self {
         self.predicate = predicate;
         self.update_read_fields();
+        self.update_key_predicate();
         self
     }
 
-    /// Adds the system columns `_SEQUENCE_NUMBER` and `_VALUE_KIND` (row kind byte: 0 `+I`,
-    /// 2 `+U`) after the output columns of a primary-key table (for debugging). Append tables
-    /// have no system columns: an error.
+    /// Adds the metadata columns ([`TableRead::metadata_fields`]) not yet in the output after
+    /// the output columns (for debugging):
+    ///
+    /// - `_SEQUENCE_NUMBER`, `_VALUE_KIND` (row kind byte: 0 `+I`, 2 `+U`): primary-key tables;
+    /// - `__paimon_file_path` (STRING): the location of the data file the row comes from;
+    /// - `__paimon_row_index` (BIGINT): the row's 0-based physical position in that file,
+    ///   counting every stored row (rows removed by deletion vectors or row ranges included).
+    ///
+    /// For a merged row all four describe the record that produced it: the latest version for
+    /// `deduplicate`, the first non-retract one for `first-row`, the last non-retract record
+    /// for `partial-update`, and the last record of the group for `aggregation` (after a
+    /// removing `-D`; retracts are skipped only with `ignore-delete`, so this can be a
+    /// retract). For the last two, the other columns may come from several records. A key with
+    /// a single record is that record.
     pub fn with_metadata(mut self, on: bool) -> Result<Self> {
         if !on {
             return Ok(self);
         }
-        if !self.table.schema().has_primary_key() {
-            return Err(Error::invalid_argument(
-                "metadata columns exist only in primary-key tables",
-            ));
-        }
-        for f in [
-            crate::read::merge::sequence_number_field(),
-            crate::read::merge::value_kind_field(),
-        ] {
+        for f in self.metadata_fields() {
             if !self.output.iter().any(|o| o.id == f.id) {
                 self.output.push(f);
             }
@@ -146,6 +196,36 @@ impl TableRead {
     pub fn with_batch_size(mut self, n: NonZeroUsize) -> Self {
         self.batch_size = n.get();
         self
+    }
+
+    /// Counters of skipped row groups and rows (shared with clones, cumulative).
+    pub fn metrics(&self) -> ReadMetricsSnapshot {
+        self.metrics.snapshot()
+    }
+
+    /// The conjuncts of the predicate that reference only primary-key columns, if any.
+    pub fn key_predicate(&self) -> Option<&BoundPredicate> {
+        self.key_predicate.as_ref()
+    }
+
+    fn update_key_predicate(&mut self) {
+        let schema = self.table.schema();
+        let keys: BTreeSet<i32> = match schema.fields_of(&schema.primary_keys) {
+            Ok(f) if !f.is_empty() => f.iter().map(|f| f.id).collect(),
+            _ => {
+                self.key_predicate = None;
+                return;
+            }
+        };
+        let conjuncts = self
+            .predicate
+            .iter()
+            .flat_map(BoundPredicate::split_and)
+            .filter(|c| c.references_only(&keys));
+        self.key_predicate = match BoundPredicate::and_all(conjuncts) {
+            BoundPredicate::AlwaysTrue => None,
+            p => Some(p),
+        };
     }
 
     fn update_read_fields(&mut self) {
@@ -277,7 +357,7 @@ impl TableRead {
                             let this = this.clone();
                             let split = split.clone();
                             let plan = plan.clone();
-                            async move { this.open_file_as(&split, i, &plan.fields, false).await }
+                            async move { this.open_run_file(&split, i, &plan).await }
                         })
                         .try_flatten()
                         .boxed()
@@ -368,18 +448,53 @@ impl TableRead {
         split: &DataSplit,
         index: usize,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        self.open_file_as(split, index, &self.read_fields, true)
+        let pruning = self
+            .predicate
+            .as_ref()
+            .map_or(RowGroupPruning::Off, RowGroupPruning::Raw);
+        self.open_file_as(split, index, &self.read_fields, pruning)
             .await
     }
 
-    /// Opens file `index` of `split` decoding `fields`; `prune` allows Parquet row-group
-    /// pruning by the predicate (only sound when rows are read without merging).
+    /// Opens file `index` of `split` as part of a sorted run of `plan`: row groups are pruned
+    /// and rows filtered by the key predicate only.
+    async fn open_run_file(
+        &self,
+        split: &DataSplit,
+        index: usize,
+        plan: &Arc<MergePlan>,
+    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+        let Some(keys) = self.key_predicate.clone() else {
+            return self
+                .open_file_as(split, index, &plan.fields, RowGroupPruning::Off)
+                .await;
+        };
+        let batches = self
+            .open_file_as(split, index, &plan.fields, RowGroupPruning::Merge(&keys))
+            .await?;
+        let (plan, metrics) = (plan.clone(), self.metrics.clone());
+        Ok(batches
+            .map(move |b| {
+                let b = b?;
+                let mask = filter_batch(&keys, &b, &plan.fields)?;
+                let kept = mask.true_count();
+                if kept == b.num_rows() {
+                    return Ok(b);
+                }
+                metrics.add_rows_dropped_before_merge((b.num_rows() - kept) as u64);
+                Ok(arrow_select::filter::filter_record_batch(&b, &mask)?)
+            })
+            .boxed())
+    }
+
+    /// Opens file `index` of `split` decoding `fields`, skipping Parquet row groups by
+    /// `pruning`.
     async fn open_file_as(
         &self,
         split: &DataSplit,
         index: usize,
         fields: &[DataField],
-        prune: bool,
+        pruning: RowGroupPruning<'_>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let file = split
             .files
@@ -408,12 +523,25 @@ impl TableRead {
             row_ranges,
             deleted_rows,
             // A file read raw (no merge) may skip row groups by any column: its rows are
-            // independent of each other. Merged files may not (stale versions would return).
-            row_group_filter: self.predicate.as_ref().filter(|_| prune).and_then(|p| {
-                row_group_filter(p, &file_schema.fields, &self.table.schema().fields)
-            }),
+            // independent of each other. Merged files only by key columns (a value column
+            // could skip a key's latest version and resurrect a stale one).
+            row_group_filter: self.row_group_filter(pruning, &file_schema.fields),
         };
         read_data_file(self.table.file_io(), read).await
+    }
+
+    fn row_group_filter(
+        &self,
+        pruning: RowGroupPruning<'_>,
+        file_fields: &[DataField],
+    ) -> Option<crate::read::RowGroupFilter> {
+        let (p, merge) = match pruning {
+            RowGroupPruning::Off => return None,
+            RowGroupPruning::Raw(p) => (p, false),
+            RowGroupPruning::Merge(p) => (p, true),
+        };
+        let f = row_group_filter(p, file_fields, &self.table.schema().fields)?;
+        Some(self.metrics.counting(f, merge))
     }
 
     async fn load_deletion_vector(&self, df: &DeletionFile, rows: i64) -> Result<RoaringTreemap> {

@@ -228,7 +228,7 @@ async fn metadata_columns_show_the_winning_version() {
     let p = plan(&table, &Query::default()).await;
     let read = TableRead::new(&table).with_metadata(true).unwrap();
     let fields = read.output_fields().to_vec();
-    assert_eq!(fields.len(), 6);
+    assert_eq!(fields.len(), 8);
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
     let mut seen = 0;
     for b in &batches {
@@ -240,6 +240,17 @@ async fn metadata_columns_show_the_winning_version() {
         }
     }
     assert_eq!(seen, 11);
+    // Append tables have the file-path and row-index columns only.
     let append = Table::open(&java_table("parquet/append_09")).await.unwrap();
-    assert!(TableRead::new(&append).with_metadata(true).is_err());
+    let read = TableRead::new(&append).with_metadata(true).unwrap();
+    let names: Vec<&str> = read
+        .output_fields()
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        names[names.len() - 2..],
+        ["__paimon_file_path", "__paimon_row_index"]
+    );
+    assert!(!names.contains(&"_SEQUENCE_NUMBER"));
 }

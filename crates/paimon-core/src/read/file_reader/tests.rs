@@ -511,6 +511,48 @@ async fn row_group_filter_with_ranges_and_deletions_keeps_global_positions() {
     assert_eq!(got, want);
 }
 
+#[tokio::test]
+async fn row_index_is_the_physical_position_after_pruning_ranges_and_deletions() {
+    use crate::read::metadata_columns::{file_path_field, row_index_field};
+    let tmp = tempfile::tempdir().unwrap();
+    let f = multi_group_file(tmp.path());
+    let v = DataField::new(0, "v", DataType::not_null(TypeKind::BigInt));
+    let read_fields = vec![row_index_field(), v.clone(), file_path_field()];
+    let mut r = request(&f, vec![v], read_fields.clone());
+    // skip the row groups holding 10..20 and 30..40 (v equals the row position)
+    r.row_group_filter = Some(Arc::new(|rg: &RowGroupMetaData| {
+        let min = rg
+            .column(0)
+            .statistics()
+            .and_then(|s| s.min_bytes_opt().map(|b| b[0]));
+        min != Some(10) && min != Some(30)
+    }));
+    r.row_ranges = Some(vec![5..35, 95..200]);
+    r.deleted_rows = Some(Arc::new([6u64, 7, 20, 96].into_iter().collect()));
+    r.batch_size = 4;
+    let location = r.location.clone();
+    let batches = collect(r).await.unwrap();
+    let schema = arrow_schema(&read_fields).unwrap();
+    let mut positions = vec![];
+    for b in &batches {
+        assert_eq!(b.schema(), schema);
+        let pos = b.column(0).as_primitive::<Int64Type>().values().to_vec();
+        assert_eq!(
+            pos,
+            b.column(1).as_primitive::<Int64Type>().values().to_vec()
+        );
+        let paths = b.column(2).as_string::<i32>();
+        assert!(paths.iter().all(|p| p == Some(location.as_str())));
+        positions.extend(pos);
+    }
+    let want: Vec<i64> = (5..10)
+        .chain(21..30)
+        .chain([95, 97, 98, 99])
+        .filter(|v| *v != 6 && *v != 7)
+        .collect();
+    assert_eq!(positions, want);
+}
+
 async fn open_err(path: &Path, fields: &[DataField]) -> Error {
     let r = request(path, fields.to_vec(), fields.to_vec());
     collect(r).await.unwrap_err()
