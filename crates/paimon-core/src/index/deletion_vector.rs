@@ -36,15 +36,75 @@ pub fn decode_deletion_vector(
     file: &str,
     row_count: Option<u64>,
 ) -> Result<RoaringTreemap> {
-    let ctx = |e: Error| e.with_context("file", file.to_string());
-    let mut r = ByteReader::new(index_file, "deletion vector");
+    vector_at(index_file, offset, file)
+        .and_then(|blob| decode_blob(blob, file, row_count))
+        .map_err(|e| e.with_context("offset", offset.to_string()))
+}
+
+/// Decodes the vector at `offset` after checking the recorded length `f2` against it, as Java
+/// `DeletionVector.read(dis, length)` does: `f2` must equal L for a 32-bit vector and
+/// 4 + L + 4 (the whole blob) for a 64-bit one. A length in the other convention, or one
+/// reaching past the end of the index file, is an error naming the file and both lengths.
+pub fn decode_deletion_file(
+    index_file: &[u8],
+    offset: usize,
+    length: i64,
+    file: &str,
+    row_count: Option<u64>,
+) -> Result<RoaringTreemap> {
+    vector_at(index_file, offset, file)
+        .and_then(|blob| decode_deletion_blob(blob, length, file, row_count))
+        .map_err(|e| e.with_context("offset", offset.to_string()))
+}
+
+/// Decodes one vector from `blob`, the bytes of its index file from the vector's size prefix
+/// on (possibly followed by further vectors), checking the recorded length `f2` as
+/// [`decode_deletion_file`] does. This is what a ranged read of `[f1, f1 + f2 + 8)` yields.
+pub fn decode_deletion_blob(
+    blob: &[u8],
+    length: i64,
+    file: &str,
+    row_count: Option<u64>,
+) -> Result<RoaringTreemap> {
+    let tree = decode_blob(blob, file, row_count)?;
+    // The decode above proved the prefix and magic are readable.
+    let mut r = ByteReader::new(blob, "deletion vector");
+    let len = i64::from(r.i32_be()?);
+    let (expected, kind) = if r.u32_be()? == MAGIC_V32 {
+        (len, "32-bit: L")
+    } else {
+        (len + 8, "64-bit: 4 + L + 4")
+    };
+    if length != expected || length > i64::try_from(blob.len()).unwrap_or(i64::MAX) {
+        return Err(Error::data_invalid(format!(
+            "recorded deletion vector length {length} does not match the vector ({kind} = {expected})"
+        ))
+        .with_context("file", file.to_string()));
+    }
+    Ok(tree)
+}
+
+/// The bytes from `offset` on, after checking the index file's version byte.
+fn vector_at<'a>(index_file: &'a [u8], offset: usize, file: &str) -> Result<&'a [u8]> {
     if offset == 0 || index_file.first() != Some(&INDEX_FILE_VERSION) {
-        return Err(ctx(Error::data_invalid(format!(
+        return Err(Error::data_invalid(format!(
             "deletion vector index file must start with version {INDEX_FILE_VERSION} and vectors after it"
         ))
-        .with_context("offset", offset.to_string())));
+        .with_context("file", file.to_string()));
     }
-    r.seek(offset).map_err(ctx)?;
+    index_file.get(offset..).ok_or_else(|| {
+        Error::data_invalid(format!(
+            "deletion vector offset past the end of the {}-byte index file",
+            index_file.len()
+        ))
+        .with_context("file", file.to_string())
+    })
+}
+
+/// Decodes the vector at the start of `blob` (its size prefix).
+fn decode_blob(blob: &[u8], file: &str, row_count: Option<u64>) -> Result<RoaringTreemap> {
+    let ctx = |e: Error| e.with_context("file", file.to_string());
+    let mut r = ByteReader::new(blob, "deletion vector");
     let len = r.i32_be().map_err(ctx)?;
     let len = usize::try_from(len)
         .ok()
@@ -57,7 +117,6 @@ pub fn decode_deletion_vector(
         return Err(ctx(Error::data_invalid(
             "deletion vector checksum mismatch",
         )
-        .with_context("offset", offset.to_string())
         .with_context("expected", format!("{crc:#010x}"))
         .with_context("found", format!("{actual:#010x}"))));
     }
@@ -75,7 +134,6 @@ pub fn decode_deletion_vector(
         decode_bitmap64(bitmap).map_err(ctx)?
     } else {
         return Err(ctx(Error::data_invalid("deletion vector magic mismatch")
-            .with_context("offset", offset.to_string())
             .with_context(
                 "expected",
                 format!("{MAGIC_V32:#x} (BE) or {MAGIC_V64:#x} (LE)"),
@@ -88,40 +146,6 @@ pub fn decode_deletion_vector(
                 "deletion vector deletes position {max} of a file with {rows} rows"
             ))));
         }
-    }
-    Ok(tree)
-}
-
-/// Decodes the vector at `offset` after checking the recorded length `f2` against it, as Java
-/// `DeletionVector.read(dis, length)` does: `f2` must equal L for a 32-bit vector and
-/// 4 + L + 4 (the whole blob) for a 64-bit one. A length in the other convention, or one
-/// reaching past the end of the index file, is an error naming the file and both lengths.
-pub fn decode_deletion_file(
-    index_file: &[u8],
-    offset: usize,
-    length: i64,
-    file: &str,
-    row_count: Option<u64>,
-) -> Result<RoaringTreemap> {
-    let tree = decode_deletion_vector(index_file, offset, file, row_count)?;
-    // The decode above proved the prefix and magic are readable.
-    let mut r = ByteReader::new(index_file, "deletion vector");
-    r.seek(offset)?;
-    let len = i64::from(r.i32_be()?);
-    let (expected, kind) = if r.u32_be()? == MAGIC_V32 {
-        (len, "32-bit: L")
-    } else {
-        (len + 8, "64-bit: 4 + L + 4")
-    };
-    let end = i64::try_from(offset)
-        .unwrap_or(i64::MAX)
-        .saturating_add(length);
-    if length != expected || end > i64::try_from(index_file.len()).unwrap_or(i64::MAX) {
-        return Err(Error::data_invalid(format!(
-            "recorded deletion vector length {length} does not match the vector ({kind} = {expected})"
-        ))
-        .with_context("file", file.to_string())
-        .with_context("offset", offset.to_string()));
     }
     Ok(tree)
 }
@@ -181,6 +205,17 @@ mod tests {
         assert!(decode_deletion_vector(bytes, 1, "t", Some(4)).is_err());
         // The recorded length is L (22) for 32-bit vectors; the 64-bit convention is refused.
         assert_eq!(decode_deletion_file(bytes, 1, 22, "t", None).unwrap(), dv);
+        // A ranged read yields the blob alone, possibly followed by the next vector's bytes.
+        assert_eq!(
+            decode_deletion_blob(&bytes[1..], 22, "t", None).unwrap(),
+            dv
+        );
+        let mut longer = bytes[1..].to_vec();
+        longer.extend_from_slice(&[0xAB; 8]);
+        assert_eq!(decode_deletion_blob(&longer, 22, "t", None).unwrap(), dv);
+        for cut in 0..bytes.len() - 1 {
+            assert!(decode_deletion_blob(&bytes[1..1 + cut], 22, "t", None).is_err());
+        }
         let e = decode_deletion_file(bytes, 1, 30, "idx", None).unwrap_err();
         assert!(
             e.to_string().contains("30") && e.to_string().contains("idx"),

@@ -88,6 +88,15 @@ impl FileIO {
         Ok(b)
     }
 
+    /// Reads `range`, or less when the file ends first (the start must lie inside the file).
+    pub async fn read_range_up_to(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
+        let (store, path) = self.resolve(location)?;
+        store
+            .get_range(&path, range)
+            .await
+            .map_err(|e| with_file(e, location))
+    }
+
     /// Reads many ranges of one file.
     pub async fn read_ranges(&self, location: &str, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
         let (store, path) = self.resolve(location)?;
@@ -187,6 +196,11 @@ mod tests {
             Bytes::from_static(b"world")
         );
         assert!(io.read_range(&a, 6..20).await.is_err());
+        assert_eq!(
+            io.read_range_up_to(&a, 6..20).await.unwrap(),
+            Bytes::from_static(b"world")
+        );
+        assert!(io.read_range_up_to(&a, 20..30).await.is_err());
         assert_eq!(io.size(&a).await.unwrap(), 11);
         let names: Vec<_> = io.list(&root).await.unwrap();
         assert_eq!(names.len(), 2);

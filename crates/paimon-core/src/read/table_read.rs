@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 use crate::arrow::arrow_schema;
 use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
-use crate::index::deletion_vector::decode_deletion_file;
+use crate::index::deletion_vector::decode_deletion_blob;
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
 use crate::read::merge::{MergeFunction, MergePlan, SortMerge};
@@ -544,19 +544,28 @@ impl TableRead {
         Some(self.metrics.counting(f, merge))
     }
 
+    /// Loads the deletion vector `df` with one ranged read of its index file. The range
+    /// `[f1, f1 + f2 + 8)` covers the whole blob under both length conventions (32-bit: blob =
+    /// 4 + f2 + 4; 64-bit: blob = f2); stores clamp it at the end of the file, and the decoder
+    /// checks `f2` against the blob it finds.
     async fn load_deletion_vector(&self, df: &DeletionFile, rows: i64) -> Result<RoaringTreemap> {
-        let bytes = self.table.file_io().read(&df.path).await?;
-        let offset = usize::try_from(df.offset).map_err(|_| {
-            Error::data_invalid("negative deletion vector offset")
+        let invalid = |msg: &str| {
+            Error::data_invalid(msg.to_string())
                 .with_context("file", df.path.clone())
-        })?;
-        decode_deletion_file(
-            &bytes,
-            offset,
-            df.length,
-            &df.path,
-            u64::try_from(rows).ok(),
-        )
+                .with_context("offset", df.offset.to_string())
+        };
+        let start =
+            u64::try_from(df.offset).map_err(|_| invalid("negative deletion vector offset"))?;
+        let length =
+            u64::try_from(df.length).map_err(|_| invalid("negative deletion vector length"))?;
+        let end = start.saturating_add(length).saturating_add(8);
+        let blob = self
+            .table
+            .file_io()
+            .read_range_up_to(&df.path, start..end)
+            .await?;
+        decode_deletion_blob(&blob, df.length, &df.path, u64::try_from(rows).ok())
+            .map_err(|e| e.with_context("offset", df.offset.to_string()))
     }
 }
 
