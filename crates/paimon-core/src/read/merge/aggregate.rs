@@ -270,6 +270,7 @@ pub fn field_aggregator(
 pub struct Aggregator {
     aggs: Vec<FieldAgg>,
     nullable: Vec<bool>,
+    names: Vec<String>,
     remove_on_delete: bool,
     cells: Vec<Cell>,
 }
@@ -288,6 +289,7 @@ impl Aggregator {
             .collect::<Result<Vec<_>>>()?;
         Ok(Aggregator {
             nullable: fields.iter().map(|f| f.data_type.nullable).collect(),
+            names: fields.iter().map(|f| f.name.clone()).collect(),
             cells: vec![Cell::Null; aggs.len()],
             aggs,
             remove_on_delete: options.aggregation_remove_record_on_delete,
@@ -311,7 +313,11 @@ impl Aggregator {
                     if !self.nullable.get(c).copied().unwrap_or(true)
                         && pool.column(r.src, c)?.is_null(r.row)
                     {
-                        return Err(Error::data_invalid(format!("Field {c} can not be null")));
+                        return Err(Error::data_invalid(format!("Field {c} can not be null"))
+                            .with_context(
+                                "field",
+                                self.names.get(c).cloned().unwrap_or_default(),
+                            ));
                     }
                     *cell = input.clone();
                 }
