@@ -1,38 +1,32 @@
 //! The aggregation merge engine: one aggregate function per field.
 //!
-//! Mirrors Java `org.apache.paimon.mergetree.compact.aggregate.AggregateMergeFunction` and the
-//! `Field*Agg` classes (java-formats.md §4.3). Function per field: primary-key fields keep their
-//! value, `sequence.field` fields use `last_value`, otherwise `fields.<f>.aggregate-function`,
-//! `fields.default-aggregate-function`, `last_non_null_value`. Supported: `sum`, `product`,
-//! `min`, `max`, `last_value`, `last_non_null_value`, `first_value`, `first_non_null_value`,
-//! `bool_and`, `bool_or`, `listagg`, `collect` (ARRAY, `fields.<f>.distinct`) and `merge_map`
-//! (MAP) (the last two fold record by record through [`super::field_agg::FieldAgg`], see
-//! [`super::collection_agg`]); any other name is an "unsupported aggregate" error. `count`
-//! existed only in Java 0.8 (`FieldCountAgg`, removed in 0.9 by apache/paimon#3932), so it is
-//! rejected like Java 2.0 rejects it. Nulls
-//! are ignored by every function except `last_value`/`first_value`. Retracts: skipped with
-//! `ignore-delete` or `fields.<f>.ignore-retract`; `-D` clears the row with
-//! `aggregation.remove-record-on-delete`; `sum` subtracts, `last_value` nulls,
-//! `last_non_null_value` nulls when the retracted value is non-null, `collect` removes the
-//! retracted elements and `merge_map` the retracted keys; others fail.
-
-use std::sync::Arc;
-
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal128Type, Float64Type, Int64Type};
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, Decimal128Array, Float32Array, Float64Array, Int16Array,
-    Int32Array, Int64Array, Int8Array, StringArray,
-};
-use arrow_cast::cast;
-use arrow_schema::{DataType as ArrowType, SortOptions};
-use arrow_select::interleave::interleave;
+//! Mirrors Java `org.apache.paimon.mergetree.compact.aggregate.AggregateMergeFunction` and
+//! `FieldAggregatorFactory` (Paimon 2.0, java-formats.md §4.3). Function per field (Java
+//! `getAggFuncName`): `sequence.field` fields use `last_value`, primary-key fields keep their
+//! value, otherwise `fields.<f>.aggregate-function`, `fields.default-aggregate-function`,
+//! `last_non_null_value`. Supported: `sum`, `product`, `min`, `max`, `last_value`,
+//! `last_non_null_value`, `first_value`, `first_non_null_value` (also by its legacy name
+//! `first_not_null_value`), `bool_and`, `bool_or`, `listagg` (`fields.<f>.list-agg-delimiter`,
+//! `fields.<f>.distinct`), `collect` (ARRAY, `fields.<f>.distinct`) and `merge_map` (MAP);
+//! the functions themselves live in [`super::field_agg`] (shared with partial-update). Any
+//! other name is an "unsupported aggregate" error; `count` existed only in Java 0.8
+//! (`FieldCountAgg`, removed in 0.9 by apache/paimon#3932), so it is rejected like Java 2.0
+//! rejects it. Type checks are those of the Java factories (`sum`/`product` numeric,
+//! `bool_*` BOOLEAN, `listagg` STRING, `collect` ARRAY, `merge_map` MAP).
+//!
+//! A group of two or more records is folded record by record: `agg` for `+I`/`+U`, `retract`
+//! for `-U`/`-D` (an error for functions without a retract, unless
+//! `fields.<f>.ignore-retract`), and the result is always an insert. `ignore-delete` does not
+//! apply here: Java drops retracts when *writing* (`TableWriteImpl` with `RowKindFilter`), so
+//! retracts found in files are aggregated. `aggregation.remove-record-on-delete`: a `-D`
+//! replaces the row by the `-D` record's own values (Java `initRow`, per-field state such as
+//! `first_value`'s is not reset) and deletes the key if it is the group's last record.
 
 use super::field_agg::FieldAgg;
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
 use crate::spec::options::TableOptions;
-use crate::spec::types::{DataField, TypeKind};
+use crate::spec::types::{DataField, TypeKind, MAX_LENGTH};
 use crate::{Error, Result};
 
 /// `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`.
@@ -72,8 +66,13 @@ pub enum AggFunction {
     BoolAnd,
     /// `bool_or`.
     BoolOr,
-    /// `listagg` with its delimiter.
-    ListAgg(String),
+    /// `listagg` (STRING).
+    ListAgg {
+        /// `fields.<f>.list-agg-delimiter` (default `,`).
+        delimiter: String,
+        /// `fields.<f>.distinct`: add only tokens not yet in the accumulator.
+        distinct: bool,
+    },
     /// `collect` (ARRAY), with `fields.<f>.distinct`.
     Collect {
         /// Remove repeated elements.
@@ -83,19 +82,40 @@ pub enum AggFunction {
     MergeMap,
 }
 
+fn type_error(what: &str, field: &DataField) -> Error {
+    Error::data_invalid(format!("{what} but was '{}'.", field.data_type))
+        .with_context("field", field.name.clone())
+}
+
+fn is_numeric(kind: &TypeKind) -> bool {
+    matches!(
+        kind,
+        TypeKind::TinyInt
+            | TypeKind::SmallInt
+            | TypeKind::Int
+            | TypeKind::BigInt
+            | TypeKind::Float
+            | TypeKind::Double
+            | TypeKind::Decimal { .. }
+    )
+}
+
 impl AggFunction {
-    /// The function of `field` under `options`.
+    /// The function of `field` under `options` (Java `AggregateMergeFunction#getAggFuncName`).
     pub fn for_field(
         options: &TableOptions,
         field: &DataField,
         is_key: bool,
         is_seq: bool,
     ) -> Result<Self> {
-        if is_key || field.id >= crate::read::evolution::KEY_FIELD_ID_START {
+        if field.id >= crate::read::evolution::KEY_FIELD_ID_START {
             return Ok(AggFunction::Keep);
         }
         if is_seq {
             return Ok(AggFunction::LastValue);
+        }
+        if is_key {
+            return Ok(AggFunction::Keep);
         }
         let name = configured_function(options, &field.name).unwrap_or("last_non_null_value");
         Self::from_name(name, options, field)
@@ -103,43 +123,75 @@ impl AggFunction {
 
     /// The function called `name` (Java `FieldAggregatorFactory#create`) for `field`.
     pub fn from_name(name: &str, options: &TableOptions, field: &DataField) -> Result<Self> {
+        let kind = &field.data_type.kind;
         Ok(match name.trim() {
             "primary-key" => AggFunction::Keep,
             "last_value" => AggFunction::LastValue,
             "last_non_null_value" => AggFunction::LastNonNull,
             "first_value" => AggFunction::FirstValue,
-            "first_non_null_value" => AggFunction::FirstNonNull,
+            "first_non_null_value" | "first_not_null_value" => AggFunction::FirstNonNull,
             "min" => AggFunction::Min,
             "max" => AggFunction::Max,
+            "sum" | "product" if !is_numeric(kind) => {
+                return Err(type_error(
+                    &format!("Data type for {} column must be 'NumericType'", name.trim()),
+                    field,
+                ))
+            }
             "sum" => AggFunction::Sum,
             "product" => AggFunction::Product,
+            "bool_and" | "bool_or" if *kind != TypeKind::Boolean => {
+                let which = if name.trim() == "bool_and" {
+                    "and"
+                } else {
+                    "or"
+                };
+                return Err(type_error(
+                    &format!("Data type for bool {which} column must be 'BooleanType'"),
+                    field,
+                ));
+            }
             "bool_and" => AggFunction::BoolAnd,
             "bool_or" => AggFunction::BoolOr,
-            "listagg" => AggFunction::ListAgg(
-                options
-                    .field_option(&field.name, "list-agg-delimiter")
-                    .unwrap_or(",")
-                    .to_string(),
-            ),
-            "collect" => {
-                if !matches!(field.data_type.kind, TypeKind::Array(_)) {
+            "listagg" => match kind {
+                TypeKind::VarChar(MAX_LENGTH) => AggFunction::ListAgg {
+                    delimiter: options
+                        .field_option(&field.name, "list-agg-delimiter")
+                        .unwrap_or(",")
+                        .to_string(),
+                    distinct: field_bool(options, &field.name, "distinct")?,
+                },
+                TypeKind::VarChar(n) => {
                     return Err(Error::data_invalid(format!(
-                        "Data type for collect column must be 'Array' but was '{}'.",
-                        field.data_type
+                        "Data type for list agg column must be STRING (unbounded VARCHAR), but \
+                         was VARCHAR({n})."
                     ))
-                    .with_context("field", field.name.clone()));
+                    .with_context("field", field.name.clone()))
+                }
+                _ => {
+                    return Err(type_error(
+                        "Data type for list agg column must be 'VarCharType'",
+                        field,
+                    ))
+                }
+            },
+            "collect" => {
+                if !matches!(kind, TypeKind::Array(_)) {
+                    return Err(type_error(
+                        "Data type for collect column must be 'Array'",
+                        field,
+                    ));
                 }
                 AggFunction::Collect {
-                    distinct: options.field_option(&field.name, "distinct") == Some("true"),
+                    distinct: field_bool(options, &field.name, "distinct")?,
                 }
             }
             "merge_map" => {
-                if !matches!(field.data_type.kind, TypeKind::Map(..)) {
-                    return Err(Error::data_invalid(format!(
-                        "Data type for merge map column must be 'MAP' but was '{}'",
-                        field.data_type
-                    ))
-                    .with_context("field", field.name.clone()));
+                if !matches!(kind, TypeKind::Map(..)) {
+                    return Err(type_error(
+                        "Data type for merge map column must be 'MAP'",
+                        field,
+                    ));
                 }
                 AggFunction::MergeMap
             }
@@ -174,253 +226,120 @@ impl AggFunction {
             AggFunction::Product => "product",
             AggFunction::BoolAnd => "bool_and",
             AggFunction::BoolOr => "bool_or",
-            AggFunction::ListAgg(_) => "listagg",
+            AggFunction::ListAgg { .. } => "listagg",
             AggFunction::Collect { .. } => "collect",
             AggFunction::MergeMap => "merge_map",
         }
     }
+}
 
-    fn handles_retract(&self) -> bool {
-        matches!(
-            self,
-            AggFunction::Keep
-                | AggFunction::Sum
-                | AggFunction::LastValue
-                | AggFunction::LastNonNull
-                | AggFunction::Collect { .. }
-                | AggFunction::MergeMap
-        )
+/// `fields.<field>.<suffix>` as a Java boolean option (`true`/`false` in any case), `false`
+/// when absent.
+pub fn field_bool(options: &TableOptions, field: &str, suffix: &str) -> Result<bool> {
+    match options.field_option(field, suffix) {
+        None => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+        Some(v) => Err(Error::invalid_argument(format!(
+            "fields.{field}.{suffix} = '{v}': expected true or false"
+        ))),
     }
 }
 
-/// Aggregation state for one read.
+/// The aggregator of `field` running `func` (Java `FieldAggregatorFactory#create`): checks
+/// that `fields.<f>.ignore-retract` is not combined with `aggregation.remove-record-on-delete`
+/// and wraps the function to ignore retracts when asked (`FieldIgnoreRetractAgg`).
+pub fn field_aggregator(
+    options: &TableOptions,
+    field: &DataField,
+    func: AggFunction,
+) -> Result<FieldAgg> {
+    let ignore_retract = field_bool(options, &field.name, "ignore-retract")?;
+    if ignore_retract && options.aggregation_remove_record_on_delete {
+        return Err(Error::data_invalid(format!(
+            "aggregation.remove-record-on-delete and fields.{}.ignore-retract have conflicting \
+             behavior so should not be enabled at the same time.",
+            field.name
+        )));
+    }
+    Ok(FieldAgg::new(func, ignore_retract, &field.name))
+}
+
+/// Aggregation state for one read (Java `AggregateMergeFunction`).
 #[derive(Debug)]
 pub struct Aggregator {
-    functions: Vec<AggFunction>,
-    ignore_retract: Vec<bool>,
+    aggs: Vec<FieldAgg>,
+    nullable: Vec<bool>,
     names: Vec<String>,
-    ignore_delete: bool,
     remove_on_delete: bool,
     cells: Vec<Cell>,
-    recs: Vec<Record>,
 }
 
 impl Aggregator {
     /// An aggregator over merge columns `fields` with `functions` (same order).
-    pub fn new(options: &TableOptions, fields: &[DataField], functions: Vec<AggFunction>) -> Self {
-        Aggregator {
-            ignore_retract: fields
-                .iter()
-                .map(|f| options.field_option(&f.name, "ignore-retract") == Some("true"))
-                .collect(),
+    pub fn new(
+        options: &TableOptions,
+        fields: &[DataField],
+        functions: Vec<AggFunction>,
+    ) -> Result<Self> {
+        let aggs = fields
+            .iter()
+            .zip(functions)
+            .map(|(f, func)| field_aggregator(options, f, func))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Aggregator {
+            nullable: fields.iter().map(|f| f.data_type.nullable).collect(),
             names: fields.iter().map(|f| f.name.clone()).collect(),
-            cells: vec![Cell::Null; functions.len()],
-            functions,
-            ignore_delete: options.ignore_delete,
+            cells: vec![Cell::Null; aggs.len()],
+            aggs,
             remove_on_delete: options.aggregation_remove_record_on_delete,
-            recs: Vec::new(),
-        }
+        })
     }
 
-    /// Merges one group (ascending order).
+    /// Merges one group (ascending order), like Java's `reset` then `add` per record then
+    /// `getResult`: each record is folded into the row with `agg` (or `retract` for `-U`/`-D`).
+    /// `ignore-delete` plays no part here (Java drops retracts when writing). With
+    /// `aggregation.remove-record-on-delete`, a `-D` replaces the row by its own values (Java
+    /// `initRow`) and, if it is the last record, the key is deleted.
     pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
-        let start = match group
-            .iter()
-            .rposition(|r| self.remove_on_delete && r.kind == DELETE)
-        {
-            Some(i) => i + 1,
-            None => 0,
-        };
-        let effective = group.get(start..).unwrap_or_default();
-        if !effective
-            .iter()
-            .any(|r| !(self.ignore_delete && is_retract(r.kind)))
-        {
-            return Ok(());
-        }
-        for c in 0..self.functions.len() {
-            self.recs.clear();
-            let skip_retract = self.ignore_delete || self.ignore_retract[c];
-            self.recs.extend(
-                effective
-                    .iter()
-                    .filter(|r| !(skip_retract && is_retract(r.kind))),
-            );
-            let f = &self.functions[c];
-            if !f.handles_retract() && self.recs.iter().any(|r| is_retract(r.kind)) {
-                return Err(Error::unsupported(format!(
-                    "aggregate function {f:?} cannot retract; set fields.<f>.ignore-retract"
-                ))
-                .with_context("field", self.names[c].clone()));
+        self.aggs.iter_mut().for_each(FieldAgg::reset);
+        self.cells.iter_mut().for_each(|c| *c = Cell::Null);
+        let mut deleted = false;
+        for r in group {
+            let input = Cell::At(r.src, r.row);
+            deleted = self.remove_on_delete && r.kind == DELETE;
+            if deleted {
+                for (c, cell) in self.cells.iter_mut().enumerate() {
+                    if !self.nullable.get(c).copied().unwrap_or(true)
+                        && pool.column(r.src, c)?.is_null(r.row)
+                    {
+                        return Err(Error::data_invalid(format!("Field {c} can not be null"))
+                            .with_context(
+                                "field",
+                                self.names.get(c).cloned().unwrap_or_default(),
+                            ));
+                    }
+                    *cell = input.clone();
+                }
+                continue;
             }
-            self.cells[c] = field_cell(f, &self.recs, pool, c)?;
+            let retract = is_retract(r.kind);
+            for (c, (agg, cell)) in self.aggs.iter_mut().zip(&mut self.cells).enumerate() {
+                let acc = std::mem::take(cell);
+                *cell = if retract {
+                    agg.retract(acc, input.clone(), pool, c)?
+                } else {
+                    agg.agg(acc, input.clone(), pool, c)?
+                };
+            }
+        }
+        if deleted {
+            return Ok(());
         }
         out.push_cells(&mut self.cells)
     }
 }
 
-fn is_null(pool: &Pool, r: &Record, c: usize) -> Result<bool> {
-    Ok(pool.column(r.src, c)?.is_null(r.row))
-}
-
-fn field_cell(f: &AggFunction, recs: &[Record], pool: &Pool, c: usize) -> Result<Cell> {
-    let at = |r: &Record| Cell::At(r.src, r.row);
-    Ok(match f {
-        AggFunction::Keep => recs.last().map(at).unwrap_or(Cell::Null),
-        AggFunction::LastValue => match recs.last() {
-            Some(r) if !is_retract(r.kind) => at(r),
-            _ => Cell::Null,
-        },
-        AggFunction::LastNonNull => {
-            let mut cell = Cell::Null;
-            for r in recs {
-                if !is_null(pool, r, c)? {
-                    cell = if is_retract(r.kind) {
-                        Cell::Null
-                    } else {
-                        at(r)
-                    };
-                }
-            }
-            cell
-        }
-        AggFunction::FirstValue => recs.first().map(at).unwrap_or(Cell::Null),
-        AggFunction::FirstNonNull => {
-            let mut cell = Cell::Null;
-            for r in recs {
-                if !is_null(pool, r, c)? {
-                    cell = at(r);
-                    break;
-                }
-            }
-            cell
-        }
-        AggFunction::Min | AggFunction::Max => {
-            let values = gather(recs, pool, c)?;
-            let opts = SortOptions {
-                descending: *f == AggFunction::Max,
-                nulls_first: false,
-            };
-            let idx = arrow_ord::sort::sort_to_indices(&values, Some(opts), Some(1))?;
-            match idx.values().first().map(|&i| i as usize) {
-                Some(i) if !values.is_null(i) => recs.get(i).map(at).unwrap_or(Cell::Null),
-                _ => Cell::Null,
-            }
-        }
-        AggFunction::Sum | AggFunction::Product => {
-            let values = gather(recs, pool, c)?;
-            let retract: Vec<bool> = recs.iter().map(|r| is_retract(r.kind)).collect();
-            Cell::Value(arith(&values, &retract, *f == AggFunction::Product)?)
-        }
-        AggFunction::BoolAnd | AggFunction::BoolOr => {
-            let values = gather(recs, pool, c)?;
-            let b = values
-                .as_boolean_opt()
-                .ok_or_else(|| Error::unsupported("bool_and/bool_or need a BOOLEAN field"))?;
-            let r = if *f == AggFunction::BoolAnd {
-                arrow_arith::aggregate::bool_and(b)
-            } else {
-                arrow_arith::aggregate::bool_or(b)
-            };
-            Cell::Value(Arc::new(BooleanArray::from(vec![r])))
-        }
-        AggFunction::Collect { .. } | AggFunction::MergeMap => {
-            let mut agg = FieldAgg::new(f.clone(), false, "");
-            let mut acc = Cell::Null;
-            for r in recs {
-                let input = at(r);
-                acc = if is_retract(r.kind) {
-                    agg.retract(acc, input, pool, c)?
-                } else {
-                    agg.agg(acc, input, pool, c)?
-                };
-            }
-            acc
-        }
-        AggFunction::ListAgg(delim) => {
-            let values = gather(recs, pool, c)?;
-            let s = cast(&values, &ArrowType::Utf8)?;
-            let parts: Vec<&str> = s.as_string::<i32>().iter().flatten().collect();
-            let joined = (!parts.is_empty()).then(|| parts.join(delim));
-            let a: ArrayRef = Arc::new(StringArray::from(vec![joined]));
-            Cell::Value(cast(&a, values.data_type())?)
-        }
-    })
-}
-
-/// The values of column `c` of `recs`, in order.
-fn gather(recs: &[Record], pool: &Pool, c: usize) -> Result<ArrayRef> {
-    let mut arrays: Vec<&dyn Array> = Vec::with_capacity(recs.len());
-    let mut idx = Vec::with_capacity(recs.len());
-    for (i, r) in recs.iter().enumerate() {
-        arrays.push(pool.column(r.src, c)?.as_ref());
-        idx.push((i, r.row));
-    }
-    Ok(interleave(&arrays, &idx)?)
-}
-
-/// Sum (retracts subtract) or product of non-null values, null if all are null; integer
-/// arithmetic wraps like Java's.
-fn arith(values: &ArrayRef, retract: &[bool], product: bool) -> Result<ArrayRef> {
-    let t = values.data_type().clone();
-    let pairs = retract.iter().enumerate();
-    match &t {
-        ArrowType::Int8 | ArrowType::Int16 | ArrowType::Int32 | ArrowType::Int64 => {
-            let v = cast(values, &ArrowType::Int64)?;
-            let v = v.as_primitive::<Int64Type>();
-            let mut acc: Option<i64> = None;
-            for (i, &neg) in pairs.filter(|(i, _)| v.is_valid(*i)) {
-                let x = v.value(i);
-                acc = Some(match (acc, product) {
-                    (None, _) if neg => x.wrapping_neg(),
-                    (None, _) => x,
-                    (Some(a), true) => a.wrapping_mul(x),
-                    (Some(a), false) if neg => a.wrapping_sub(x),
-                    (Some(a), false) => a.wrapping_add(x),
-                });
-            }
-            Ok(match t {
-                ArrowType::Int8 => Arc::new(Int8Array::from(vec![acc.map(|a| a as i8)])),
-                ArrowType::Int16 => Arc::new(Int16Array::from(vec![acc.map(|a| a as i16)])),
-                ArrowType::Int32 => Arc::new(Int32Array::from(vec![acc.map(|a| a as i32)])),
-                _ => Arc::new(Int64Array::from(vec![acc])),
-            })
-        }
-        ArrowType::Float32 | ArrowType::Float64 => {
-            let v = cast(values, &ArrowType::Float64)?;
-            let v = v.as_primitive::<Float64Type>();
-            let mut acc: Option<f64> = None;
-            for (i, &neg) in pairs.filter(|(i, _)| v.is_valid(*i)) {
-                let x = if neg { -v.value(i) } else { v.value(i) };
-                acc = Some(match acc {
-                    None => x,
-                    Some(a) if product => a * x,
-                    Some(a) => a + x,
-                });
-            }
-            Ok(match t {
-                ArrowType::Float32 => Arc::new(Float32Array::from(vec![acc.map(|a| a as f32)])),
-                _ => Arc::new(Float64Array::from(vec![acc])),
-            })
-        }
-        ArrowType::Decimal128(p, s) => {
-            let v = values.as_primitive::<Decimal128Type>();
-            let mut acc: Option<i128> = None;
-            let scale = 10i128.checked_pow(u32::try_from(*s).unwrap_or(0));
-            for (i, &neg) in pairs.filter(|(i, _)| v.is_valid(*i)) {
-                let x = if neg { -v.value(i) } else { v.value(i) };
-                acc = match acc {
-                    None => Some(x),
-                    Some(a) if product => scale.and_then(|f| a.checked_mul(x).map(|m| m / f)),
-                    Some(a) => a.checked_add(x),
-                };
-            }
-            Ok(Arc::new(
-                Decimal128Array::from(vec![acc]).with_precision_and_scale(*p, *s)?,
-            ))
-        }
-        other => Err(Error::unsupported(format!(
-            "sum/product over {other} is not supported"
-        ))),
-    }
-}
+#[cfg(test)]
+#[path = "agg_tests.rs"]
+mod agg_tests;

@@ -1,26 +1,37 @@
 //! One field's aggregate function applied record by record: `agg`, `aggReversed`, `retract`.
 //!
 //! Mirrors Java `org.apache.paimon.mergetree.compact.aggregate.FieldAggregator` and its
-//! `Field*Agg` subclasses plus `FieldIgnoreRetractAgg` (Paimon 2.0), as used by
-//! `PartialUpdateMergeFunction` (aggregates inside sequence groups) and, for `collect` and
-//! `merge_map`, by `AggregateMergeFunction`. Accumulators are [`Cell`]s: an input cell is kept
-//! by reference where the Java function returns one of its arguments, and only computed
-//! results (sums, collections, …) allocate a one-row array.
+//! `Field*Agg` subclasses plus `FieldIgnoreRetractAgg` (Paimon 2.0), as used by both
+//! `AggregateMergeFunction` ([`super::aggregate`]) and `PartialUpdateMergeFunction`
+//! (aggregates inside sequence groups). Accumulators are [`Cell`]s: an input cell is kept by
+//! reference where the Java function returns one of its arguments, and only computed results
+//! (sums, collections, …) allocate a one-row array.
 //!
 //! Semantics (`acc` = accumulator, `in` = input, both nullable):
 //! - `primary-key`, `last_value`: `in`; retract: `in` / null.
 //! - `last_non_null_value`: `in` unless null; retract: null if `in` is non-null, else `acc`.
 //! - `first_value` / `first_non_null_value`: the first (non-null) input since [`FieldAgg::reset`].
 //! - `min`, `max`, `sum`, `product`, `bool_and`, `bool_or`, `merge_map`, `collect`: a null side
-//!   yields the other side. `sum`/`product` use Java's exact integer arithmetic (overflow is an
-//!   error, as Java's `ArithmeticException`); DECIMAL results that exceed the precision are null
-//!   (Java `Decimal.fromBigDecimal`). `sum` retracts by subtracting (a null `acc` gives `-in`),
-//!   `product` by dividing.
-//! - `listagg`: joins with the delimiter, skipping blank sides.
+//!   yields the other side.
+//! - `min`/`max` compare like Java `InternalRowUtils#compare` (`Float.compare` for floats: NaN
+//!   above +inf whatever its sign; unsigned bytes for strings/binaries); ties give `in` for
+//!   `min`, `acc` for `max`; BOOLEAN and nested types are "incomparable" errors.
+//! - `sum`/`product` (`FieldSumAgg`, `FieldProductAgg`): integers use Java's exact arithmetic in
+//!   the column's width (overflow is an error, like Java's `ArithmeticException`), FLOAT/DOUBLE
+//!   IEEE arithmetic in that width, DECIMAL as in `decimal_op` (`DecimalUtils#add` does not
+//!   check the precision of compact decimals; products and quotients round HALF_UP and are null
+//!   when wider than the precision). `sum` retracts by subtracting (a null `acc` gives `-in`),
+//!   `product` by dividing (integer division truncates; a zero divisor or a non-terminating
+//!   DECIMAL quotient is an error, as Java's `BigDecimal#divide`); a null side keeps `acc`.
+//! - `listagg` (`FieldListaggAgg`): joins with the delimiter, skipping sides that are blank by
+//!   Java's `Character.isWhitespace`; with `distinct`, only tokens of `in` not yet among the
+//!   tokens of `acc` are appended (`acc` itself is not de-duplicated).
 //! - `aggReversed(acc, in)` = `agg(in, acc)`, except `collect` (= `agg(acc, in)`).
 //! - Retracting a function without a retract is an error naming the field, unless
 //!   `fields.<f>.ignore-retract = true` (then `acc` is kept).
 
+use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -31,6 +42,7 @@ use arrow_array::{
     Array, ArrayRef, BooleanArray, Decimal128Array, Float32Array, Float64Array, Int16Array,
     Int32Array, Int64Array, Int8Array, StringArray,
 };
+use arrow_buffer::i256;
 use arrow_cast::cast;
 use arrow_ord::ord::make_comparator;
 use arrow_schema::{DataType as ArrowType, SortOptions};
@@ -107,7 +119,10 @@ impl FieldAgg {
                 self.initialized |= first;
                 pick(!first)
             }
-            AggFunction::ListAgg(delim) => listagg(a, i, delim)?,
+            AggFunction::ListAgg {
+                delimiter,
+                distinct,
+            } => listagg(a, i, delimiter, *distinct)?,
             AggFunction::Collect { distinct } => coll::collect_agg(dtype(a, i), a, i, *distinct)?,
             AggFunction::MergeMap => coll::merge_map_agg(dtype(a, i), a, i)?,
             f => match (a, i) {
@@ -195,8 +210,7 @@ fn dtype<'a>(a: Option<Val<'a>>, i: Option<Val<'a>>) -> &'a ArrowType {
 fn binary(f: &AggFunction, a: Val<'_>, i: Val<'_>) -> Result<Picked> {
     Ok(match f {
         AggFunction::Min | AggFunction::Max => {
-            let cmp = make_comparator(a.0, i.0, SortOptions::default())?;
-            let acc_smaller = cmp(a.1, i.1).is_lt();
+            let acc_smaller = java_compare(a, i)?.is_lt();
             pick((*f == AggFunction::Min) == acc_smaller)
         }
         AggFunction::Sum => Picked::Value(arith(a, i, Op::Add)?),
@@ -235,22 +249,127 @@ fn string(v: Option<Val<'_>>) -> Result<Option<String>> {
         .map(str::to_string))
 }
 
-fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str) -> Result<Picked> {
-    let blank = |s: &Option<String>| s.as_deref().is_none_or(|s| s.trim().is_empty());
+/// Java `Character.isWhitespace` (as used by `StringUtils.isBlank`): space, line and
+/// paragraph separators except the non-breaking ones, and `\t \n \u{b} \u{c} \r \u{1c}`–`\u{1f}`.
+fn java_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | '\u{1c}'..='\u{20}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{2006}'
+            | '\u{2008}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+fn java_blank(s: &str) -> bool {
+    s.chars().all(java_whitespace)
+}
+
+/// Java `BinaryStringUtils#splitByWholeSeparatorPreserveAllTokens`: empty tokens between
+/// separators are kept, a trailing separator adds none, an empty separator means `" "`.
+fn split_tokens<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
+    let sep = if sep.is_empty() { " " } else { sep };
+    let mut out = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        match rest.split_once(sep) {
+            Some((token, tail)) => {
+                out.push(token);
+                rest = tail;
+            }
+            None => {
+                out.push(rest);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Java `FieldListaggAgg#agg`.
+fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str, distinct: bool) -> Result<Picked> {
     let (sa, si) = (string(a)?, string(i)?);
-    if blank(&si) {
+    let Some(si) = si.filter(|s| !java_blank(s)) else {
         return Ok(Picked::Acc);
-    }
-    if blank(&sa) {
+    };
+    let Some(sa) = sa.filter(|s| !java_blank(s)) else {
         return Ok(Picked::Input);
+    };
+    let mut joined = sa.clone();
+    if distinct {
+        let mut seen: HashSet<&str> = split_tokens(&sa, delim).into_iter().collect();
+        let mut added = false;
+        for token in split_tokens(&si, delim) {
+            if java_blank(token) || !seen.insert(token) {
+                continue;
+            }
+            joined.push_str(delim);
+            joined.push_str(token);
+            added = true;
+        }
+        if !added {
+            return Ok(Picked::Acc);
+        }
+    } else {
+        joined.push_str(delim);
+        joined.push_str(&si);
     }
-    let joined = format!(
-        "{}{delim}{}",
-        sa.unwrap_or_default(),
-        si.unwrap_or_default()
-    );
     let arr: ArrayRef = Arc::new(StringArray::from(vec![joined]));
     Ok(Picked::Value(cast(&arr, dtype(a, i))?))
+}
+
+/// Java `Float.compare` / `Double.compare` (an `f32` widens exactly): all NaNs are equal and
+/// above +inf, -0.0 < 0.0.
+fn java_float_cmp(x: f64, y: f64) -> Ordering {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => x.total_cmp(&y),
+    }
+}
+
+/// Java `InternalRowUtils#compare` of two non-null values of one column: numbers, dates,
+/// times and timestamps by value, strings and binaries by unsigned bytes; other types (e.g.
+/// BOOLEAN, ARRAY) are "incomparable" errors, as in Java.
+fn java_compare(a: Val<'_>, b: Val<'_>) -> Result<Ordering> {
+    let t = a.0.data_type();
+    match t {
+        ArrowType::Float32 => Ok(java_float_cmp(
+            f64::from(a.0.as_primitive::<Float32Type>().value(a.1)),
+            f64::from(b.0.as_primitive::<Float32Type>().value(b.1)),
+        )),
+        ArrowType::Float64 => Ok(java_float_cmp(
+            a.0.as_primitive::<Float64Type>().value(a.1),
+            b.0.as_primitive::<Float64Type>().value(b.1),
+        )),
+        ArrowType::Int8
+        | ArrowType::Int16
+        | ArrowType::Int32
+        | ArrowType::Int64
+        | ArrowType::Decimal128(..)
+        | ArrowType::Date32
+        | ArrowType::Time32(_)
+        | ArrowType::Time64(_)
+        | ArrowType::Timestamp(..)
+        | ArrowType::Utf8
+        | ArrowType::LargeUtf8
+        | ArrowType::Utf8View
+        | ArrowType::Binary
+        | ArrowType::LargeBinary
+        | ArrowType::BinaryView
+        | ArrowType::FixedSizeBinary(_) => {
+            Ok(make_comparator(a.0, b.0, SortOptions::default())?(a.1, b.1))
+        }
+        other => Err(Error::unsupported(format!(
+            "Incomparable type: {other} (min/max)"
+        ))),
+    }
 }
 
 fn overflow(t: &ArrowType) -> Error {
@@ -333,8 +452,7 @@ fn arith(a: Val<'_>, b: Val<'_>, op: Op) -> Result<ArrayRef> {
         ArrowType::Decimal128(p, s) => {
             let x = a.0.as_primitive::<Decimal128Type>().value(a.1);
             let y = b.0.as_primitive::<Decimal128Type>().value(b.1);
-            let r = decimal_op(x, y, *s, &op);
-            decimal_array(r, *p, *s)
+            decimal_array(decimal_op(x, y, *p, *s, &op)?, *p, *s)
         }
         other => Err(Error::unsupported(format!(
             "sum/product over {other} is not supported"
@@ -342,35 +460,111 @@ fn arith(a: Val<'_>, b: Val<'_>, op: Op) -> Result<ArrayRef> {
     }
 }
 
-/// `a / b` rounded half away from zero (Java `RoundingMode.HALF_UP`).
-fn div_half_up(a: i128, b: i128) -> Option<i128> {
-    if b == 0 {
-        return None;
-    }
-    let q = a.checked_div(b)?;
-    let r = a.checked_rem(b)?;
-    let twice = r.checked_abs()?.checked_mul(2)?;
-    if twice >= b.checked_abs()? {
-        q.checked_add(if (a < 0) != (b < 0) { -1 } else { 1 })
+/// Whether `|v| < 10^p`, i.e. `v` fits DECIMAL(p, _) (Java `BigDecimal#precision() <= p`).
+fn fits(v: i128, p: u8) -> bool {
+    10u128
+        .checked_pow(u32::from(p))
+        .is_none_or(|l| v.unsigned_abs() < l)
+}
+
+/// `n / d` rounded half away from zero (Java `RoundingMode.HALF_UP`); `d` is non-zero.
+fn div_half_up(n: i256, d: i256) -> Option<i256> {
+    let q = n.checked_div(d)?;
+    let r = n.checked_rem(d)?;
+    let twice = r.checked_abs()?.checked_mul(i256::from_i128(2))?;
+    if twice >= d.checked_abs()? {
+        let step = if n.is_negative() != d.is_negative() {
+            i256::MINUS_ONE
+        } else {
+            i256::ONE
+        };
+        q.checked_add(step)
     } else {
         Some(q)
     }
 }
 
-fn decimal_op(x: i128, y: i128, s: i8, op: &Op) -> Option<i128> {
-    let f = 10i128.checked_pow(u32::try_from(s).ok()?)?;
-    match op {
-        Op::Add => x.checked_add(y),
-        Op::Sub => x.checked_sub(y),
-        Op::Mul => div_half_up(x.checked_mul(y)?, f),
-        Op::Div => div_half_up(x.checked_mul(f)?, y),
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
+    a
 }
 
-/// A DECIMAL(p, s) one-row array; null when the value does not fit `p` digits.
+/// Whether `x / y` (`y` non-zero) has a finite decimal expansion: Java's exact
+/// `BigDecimal#divide(BigDecimal)` throws otherwise.
+fn terminates(x: i128, y: i128) -> bool {
+    let (a, b) = (x.unsigned_abs(), y.unsigned_abs());
+    let mut d = b / gcd(a, b).max(1);
+    for f in [2, 5] {
+        while d % f == 0 {
+            d /= f;
+        }
+    }
+    d == 1
+}
+
+/// DECIMAL(p, s) arithmetic on unscaled values, as Java does it; `Ok(None)` is a null result.
+/// - `+`/`-` (`DecimalUtils#add`/`subtract`): for p <= 18 (compact) the unscaled longs are
+///   added exactly *without* a precision check; on long overflow, and for p > 18, the exact
+///   result is null when it does not fit p digits.
+/// - `*` (`FieldProductAgg`): the exact product rounded HALF_UP to scale s, null when it does
+///   not fit p digits.
+/// - `/` (product retract): the exact quotient (an error when it is non-terminating or the
+///   divisor is zero, like `BigDecimal#divide`), rounded HALF_UP to s, null when too wide.
+fn decimal_op(x: i128, y: i128, p: u8, s: i8, op: &Op) -> Result<Option<i128>> {
+    let exact = |v: Option<i128>| v.filter(|v| fits(*v, p));
+    let pow = i256::from_i128(10).checked_pow(u32::try_from(s).unwrap_or(0));
+    let (big_x, big_y) = (i256::from_i128(x), i256::from_i128(y));
+    Ok(match op {
+        Op::Add | Op::Sub => {
+            let add = matches!(op, Op::Add);
+            if p <= 18 {
+                if let (Ok(a), Ok(b)) = (i64::try_from(x), i64::try_from(y)) {
+                    let r = if add {
+                        a.checked_add(b)
+                    } else {
+                        a.checked_sub(b)
+                    };
+                    if let Some(r) = r {
+                        return Ok(Some(i128::from(r)));
+                    }
+                }
+            }
+            exact(if add {
+                x.checked_add(y)
+            } else {
+                x.checked_sub(y)
+            })
+        }
+        Op::Mul => exact(
+            pow.and_then(|f| div_half_up(big_x.checked_mul(big_y)?, f))
+                .and_then(i256::to_i128),
+        ),
+        Op::Div => {
+            if y == 0 {
+                return Err(Error::data_invalid(if x == 0 {
+                    "Division undefined in product retract"
+                } else {
+                    "Division by zero in product retract"
+                }));
+            }
+            if !terminates(x, y) {
+                return Err(Error::data_invalid(
+                    "Non-terminating decimal expansion; no exact representable decimal result \
+                     (product retract)",
+                ));
+            }
+            exact(
+                pow.and_then(|f| div_half_up(big_x.checked_mul(f)?, big_y))
+                    .and_then(i256::to_i128),
+            )
+        }
+    })
+}
+
+/// A DECIMAL(p, s) one-row array of `v` (null for `None`).
 fn decimal_array(v: Option<i128>, p: u8, s: i8) -> Result<ArrayRef> {
-    let limit = 10i128.checked_pow(u32::from(p));
-    let v = v.filter(|v| limit.is_none_or(|l| v.checked_abs().is_some_and(|a| a < l)));
     Ok(Arc::new(
         Decimal128Array::from(vec![v]).with_precision_and_scale(p, s)?,
     ))
@@ -391,11 +585,77 @@ fn negate(v: Val<'_>) -> Result<ArrayRef> {
             .as_primitive::<Float64Type>()
             .value(v.1)]))),
         ArrowType::Decimal128(p, s) => {
+            // `Decimal.fromBigDecimal(negate)`: null when it does not fit p digits.
             let x = v.0.as_primitive::<Decimal128Type>().value(v.1);
-            decimal_array(x.checked_neg(), *p, *s)
+            decimal_array(x.checked_neg().filter(|v| fits(*v, *p)), *p, *s)
         }
         other => Err(Error::unsupported(format!(
             "sum over {other} is not supported"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_arithmetic_matches_java() {
+        // DECIMAL(5, 2): compact, so sums are not precision-checked (Java `DecimalUtils#add`).
+        assert_eq!(
+            decimal_op(99_999, 1, 5, 2, &Op::Add).unwrap(),
+            Some(100_000)
+        );
+        assert_eq!(
+            decimal_op(i64::MAX as i128, 1, 5, 2, &Op::Add).unwrap(),
+            None
+        );
+        // DECIMAL(19, 0) is not compact: checked.
+        let max19 = 10i128.pow(19) - 1;
+        assert_eq!(decimal_op(max19, 1, 19, 0, &Op::Add).unwrap(), None);
+        assert_eq!(
+            decimal_op(max19, 1, 19, 0, &Op::Sub).unwrap(),
+            Some(max19 - 1)
+        );
+        // HALF_UP rounding, away from zero for negatives.
+        assert_eq!(decimal_op(15, 10, 5, 2, &Op::Mul).unwrap(), Some(2)); // 0.15*0.10=0.015
+        assert_eq!(decimal_op(-15, 10, 5, 2, &Op::Mul).unwrap(), Some(-2));
+        assert_eq!(decimal_op(14, 10, 5, 2, &Op::Mul).unwrap(), Some(1)); // 0.014
+        assert_eq!(decimal_op(-100, 800, 5, 2, &Op::Div).unwrap(), Some(-13)); // -0.125
+        assert_eq!(decimal_op(0, 300, 5, 2, &Op::Div).unwrap(), Some(0));
+        assert!(decimal_op(100, 300, 5, 2, &Op::Div).is_err());
+        assert!(decimal_op(0, 0, 5, 2, &Op::Div).is_err());
+        // a quotient wider than the precision is null
+        assert_eq!(decimal_op(99_999, 1, 5, 2, &Op::Div).unwrap(), None);
+    }
+
+    #[test]
+    fn terminating_quotients() {
+        assert!(terminates(1, 8));
+        assert!(terminates(3, 6));
+        assert!(terminates(7, 1_000));
+        assert!(terminates(-1, 40));
+        assert!(!terminates(1, 3));
+        assert!(!terminates(5, 15));
+        assert!(terminates(i128::MIN, -1));
+    }
+
+    #[test]
+    fn tokens_and_whitespace_follow_java() {
+        assert_eq!(split_tokens("a,,b", ","), vec!["a", "", "b"]);
+        assert_eq!(split_tokens(",a,", ","), vec!["", "a"]);
+        assert_eq!(split_tokens("", ","), Vec::<&str>::new());
+        assert_eq!(split_tokens("a b", ""), vec!["a", "b"]);
+        assert_eq!(split_tokens("a::b", "::"), vec!["a", "b"]);
+        for c in [
+            ' ', '\t', '\n', '\u{b}', '\u{1f}', '\u{2003}', '\u{3000}', '\u{2028}',
+        ] {
+            assert!(java_whitespace(c), "{c:?}");
+        }
+        for c in ['\u{a0}', '\u{2007}', '\u{202f}', '\u{85}', 'x', '\u{200b}'] {
+            assert!(!java_whitespace(c), "{c:?}");
+        }
+        assert!(java_blank(""));
+        assert!(!java_blank(" x "));
     }
 }

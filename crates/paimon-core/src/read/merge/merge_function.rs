@@ -83,7 +83,7 @@ impl MergeFunction {
                         AggFunction::for_field(options, f, keys.contains(&i), user_seq.contains(&i))
                     })
                     .collect::<Result<Vec<_>>>()?;
-                MergeFunction::Aggregate(Aggregator::new(options, fields, functions))
+                MergeFunction::Aggregate(Aggregator::new(options, fields, functions)?)
             }
         })
     }

@@ -33,7 +33,7 @@ use arrow_array::Array;
 use arrow_ord::ord::make_comparator;
 use arrow_schema::SortOptions;
 
-use super::aggregate::{configured_function, AggFunction};
+use super::aggregate::{configured_function, field_aggregator, AggFunction};
 use super::field_agg::{value, FieldAgg};
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
@@ -200,15 +200,8 @@ fn field_agg(
             field.name
         )));
     }
-    let ignore_retract = options.field_option(&field.name, "ignore-retract") == Some("true");
-    if ignore_retract && options.aggregation_remove_record_on_delete {
-        return Err(conflict(
-            "aggregation.remove-record-on-delete",
-            &format!("fields.{}.ignore-retract", field.name),
-        ));
-    }
     let f = AggFunction::from_name(name, options, field)?;
-    Ok(Some(FieldAgg::new(f, ignore_retract, &field.name)))
+    field_aggregator(options, field, f).map(Some)
 }
 
 impl PartialUpdate {
