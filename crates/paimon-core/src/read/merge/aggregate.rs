@@ -253,7 +253,13 @@ impl Aggregator {
                 ))
                 .with_context("field", self.names[c].clone()));
             }
-            self.cells[c] = field_cell(f, &self.recs, pool, c)?;
+            // Every record of the group is an ignored retract for this field: Java folds
+            // nothing into the reset (null) accumulator.
+            self.cells[c] = if self.recs.is_empty() {
+                Cell::Null
+            } else {
+                field_cell(f, &self.recs, pool, c)?
+            };
         }
         out.push_cells(&mut self.cells)
     }
