@@ -23,14 +23,18 @@ BIGINT with nulls, and the row-kind column `rk` (`rowkind.field`). Each table ge
   returns a commit message whose `index_adds`/`index_deletes` the normal commit turns into a new
   index manifest; this script calls that builder directly with positions it chooses.
 
-pypaimon quirks worked around (documented in the JSON index too):
+pypaimon quirks worked around:
 - its writer folds each buffered key through its merge function, which refuses `-U`/`-D` for
   partial-update (and cannot be built with partial-update `ignore-delete` /
   `remove-record-on-delete`); every commit holds each key at most once, so the fold is
   replaced by an identity that asserts this (as in gen-merge-engine-tables.py);
 - it records `_DELETE_ROW_COUNT = 0` for files holding `-U`/`-D` rows; Java records the number
   of retract rows and the reader's raw/merge decision depends on it, so the script writes the
-  true count into the commit messages (as Java would).
+  true count into the commit messages (as Java would);
+- its writer refuses `fields.<f>.ignore-retract`, so that option is set with `alter_table`
+  after the writes (readers use the latest schema's options); `ignore-delete` is set up front
+  for some tables (the writer then drops retracts, like Java's `RowKindFilter`, and the model
+  does too) and after the writes for others (the files keep retracts the reader must ignore).
 
 Expected rows come from this script's model of Java Paimon 2.0 (never from reading back):
 level-0 files are skipped when `deletion-vectors.enabled` without merge-on-read, or for
@@ -42,8 +46,9 @@ included: `MergeTreeSplitGenerator`); otherwise records are merged per key in se
 (a lone record is emitted as stored; retract results dropped). Predicates (key-only,
 value-only, mixed) are evaluated on those final rows.
 
-OUT/tables.json: {seed, tables: [{name, path, engine, options, layout, dv, expected,
-predicates: [{predicate, expected}]}]}.
+OUT/tables.json: {seed, tables: [{name, path, engine, options, options_set_after_writes,
+layout, last_commit_on_level0, dv, commits, dv_rows, bucket_reads: {skipped, raw, merge},
+expected, predicates: [{predicate, expected}]}]}.
 
 Usage: python gen-pk-random-tables.py OUT [--seed S] [--tables N]
 """
@@ -66,7 +71,7 @@ def is_retract(rk):
 
 
 # ---------------------------------------------------------------- Java model: merge functions
-def agg_value(fn, acc, x, first):
+def agg_value(fn, acc, x):
     """FieldAggregator#agg for sum / max / last_non_null_value / primary-key."""
     if fn in ("primary-key", "last_value"):
         return x
@@ -147,7 +152,7 @@ def merge_aggregation(recs, t):
             if is_retract(r["rk"]):
                 row[c] = retract_value(fn, row[c], r[c], ignore)
             else:
-                row[c] = agg_value(fn, row[c], r[c], False)
+                row[c] = agg_value(fn, row[c], r[c])
     return row
 
 
@@ -163,17 +168,18 @@ def skip_level0(t):
 
 
 def read_bucket(t, files, dvs):
-    """The rows one (partition, bucket) yields to a batch read."""
+    """The rows one (partition, bucket) yields to a batch read, and how it is read (`skipped`:
+    no visible file, `raw` or `merge`)."""
     visible = [f for f in files if not (skip_level0(t) and f["level"] == 0)]
     if not visible:
-        return []
+        return [], "skipped"
     survivors = [[r for i, r in enumerate(f["rows"]) if i not in dvs.get(f["name"], ())]
                  for f in visible]
     raw = all(f["level"] != 0 and f["delete_rows"] == 0 for f in visible) and (
         t["dv"] != "none" or t["engine"] == "first-row"
         or len({f["level"] for f in visible}) == 1)
     if raw:
-        return [dict(r) for rows in survivors for r in rows]
+        return [dict(r) for rows in survivors for r in rows], "raw"
     by_key = {}
     for f, rows in sorted(zip(visible, survivors), key=lambda x: x[0]["commit"]):
         for r in rows:
@@ -187,7 +193,7 @@ def read_bucket(t, files, dvs):
             row = MERGE[t["engine"]](recs, t)
         if row is not None:
             out.append(row)
-    return out
+    return out, "merge"
 
 
 # ---------------------------------------------------------------- predicates
@@ -247,7 +253,8 @@ def random_definition(rng, idx):
     opts = {"merge-engine": engine, "rowkind.field": "rk", "bucket": str(t["buckets"])}
     deletes = True
     if engine == "deduplicate":
-        t["ignore_delete"] = rng.random() < 0.3
+        deletes = rng.random() < 0.6
+        t["ignore_delete"] = deletes and rng.random() < 0.4
     elif engine == "first-row":
         t["ignore_delete"] = deletes = rng.random() < 0.5
     elif engine == "partial-update":
@@ -356,7 +363,9 @@ def write_data(catalog, rng, t):
         parts, buckets = extractor.extract_partition_bucket_batch(data.to_batches()[0])
         groups = {}
         for r, part, b in zip(rows, parts, buckets):
-            groups.setdefault((tuple(part), b), []).append(r)
+            # The writer drops retracts when `ignore-delete` is set (RowKindFilter).
+            if not ("ignore-delete" in t["options"] and is_retract(r["rk"])):
+                groups.setdefault((tuple(part), b), []).append(r)
         builder = table.new_batch_write_builder()
         writer = builder.new_write()
         writer.write_arrow(data)
@@ -367,8 +376,6 @@ def write_data(catalog, rng, t):
             assert len(m.new_files) == 1, "one file per bucket and commit"
             f = m.new_files[0]
             frows = sorted(groups.pop((tuple(m.partition), m.bucket)), key=lambda r: r["k"])
-            if "ignore-delete" in t["options"]:
-                frows = [r for r in frows if not is_retract(r["rk"])]
             assert f.row_count == len(frows), (f.row_count, len(frows))
             deletes = sum(is_retract(r["rk"]) for r in frows)
             # pypaimon records 0 even for files with retract rows; Java records the count.
@@ -417,20 +424,24 @@ def write_deletion_vectors(rng, table, files):
 def make_table(catalog, rng, idx):
     t = random_definition(rng, idx)
     table, files = write_data(catalog, rng, t)
-    for a, b in zip(sorted(files, key=lambda f: (f["partition"], f["bucket"], f["commit"])),
-                    sorted(files, key=lambda f: (f["partition"], f["bucket"], f["commit"]))[1:]):
+    # The model merges in commit order: pypaimon must number each bucket's commits upwards.
+    ordered = sorted(files, key=lambda f: (f["partition"], f["bucket"], f["commit"]))
+    for a, b in zip(ordered, ordered[1:]):
         if (a["partition"], a["bucket"]) == (b["partition"], b["bucket"]):
             assert a["seq"][1] < b["seq"][0], "sequence numbers must grow across commits"
     dvs = write_deletion_vectors(rng, table, files) if t["dv"] != "none" else {}
-    expected = []
+    expected, reads = [], {"skipped": 0, "raw": 0, "merge": 0}
     for key in sorted({(f["partition"], f["bucket"]) for f in files}):
-        expected += read_bucket(t, [f for f in files if (f["partition"], f["bucket"]) == key],
+        rows, how = read_bucket(t, [f for f in files if (f["partition"], f["bucket"]) == key],
                                 dvs)
+        expected += rows
+        reads[how] += 1
     return {"name": t["name"], "path": "warehouse/pkr.db/" + t["name"], "engine": t["engine"],
             "options": dict(t["options"], **t["late_options"]),
             "options_set_after_writes": t["late_options"], "layout": t["layout"], "last_commit_on_level0":
             t["last_on_l0"], "dv": t["dv"], "commits": t["commits"],
-            "dv_rows": sum(len(v) for v in dvs.values()), "expected": expected,
+            "dv_rows": sum(len(v) for v in dvs.values()), "bucket_reads": reads,
+            "expected": expected,
             "predicates": random_predicates(rng, expected, t["partitioned"])}
 
 
@@ -438,7 +449,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=17)
-    ap.add_argument("--tables", type=int, default=12)
+    ap.add_argument("--tables", type=int, default=16)
     args = ap.parse_args()
     from pypaimon import CatalogFactory
     out = os.path.abspath(args.out)
@@ -454,7 +465,7 @@ def main():
         json.dump({"seed": args.seed, "writer": "pypaimon 2.1.0", "tables": tables}, f, indent=1)
     for t in tables:
         print(t["name"], t["engine"], t["layout"], "dv=" + t["dv"], len(t["expected"]), "rows",
-              t["dv_rows"], "dv'd")
+              t["dv_rows"], "dv'd", "buckets:", t["bucket_reads"])
 
 
 if __name__ == "__main__":

@@ -32,7 +32,10 @@ fn pk_random_tables() -> Option<PathBuf> {
         "random primary-key tables missing at {}: run scripts/test.sh",
         p.display()
     );
-    eprintln!("skipping: random primary-key tables missing at {}", p.display());
+    eprintln!(
+        "skipping: random primary-key tables missing at {}",
+        p.display()
+    );
     None
 }
 
@@ -96,6 +99,7 @@ async fn random_pk_tables_read_as_the_java_model() {
     let tables = index["tables"].as_array().unwrap();
     assert!(tables.len() >= 8, "{}", tables.len());
     let (mut predicates, mut dv_tables, mut non_empty_filters) = (0, 0, 0);
+    let (mut raw_buckets, mut merged_buckets) = (0, 0);
     let mut engines = std::collections::BTreeSet::new();
     for t in tables {
         let name = t["name"].as_str().unwrap();
@@ -106,7 +110,11 @@ async fn random_pk_tables_read_as_the_java_model() {
             .map(|f| f.name.clone())
             .collect();
         let want = expected(&t["expected"], &fields);
-        assert_eq!(read(&table, name, None).await, want, "{name}: full read ({t:#})");
+        assert_eq!(
+            read(&table, name, None).await,
+            want,
+            "{name}: full read ({t:#})"
+        );
         for p in t["predicates"].as_array().unwrap() {
             let want = expected(&p["expected"], &fields);
             non_empty_filters += usize::from(!want.is_empty());
@@ -115,10 +123,22 @@ async fn random_pk_tables_read_as_the_java_model() {
             predicates += 1;
         }
         dv_tables += usize::from(t["dv_rows"].as_u64().unwrap() > 0);
+        raw_buckets += t["bucket_reads"]["raw"].as_u64().unwrap();
+        merged_buckets += t["bucket_reads"]["merge"].as_u64().unwrap();
         engines.insert(t["engine"].as_str().unwrap().to_string());
     }
     assert!(predicates >= 6 * tables.len(), "{predicates}");
-    assert!(non_empty_filters * 2 >= predicates, "{non_empty_filters} of {predicates}");
-    assert!(dv_tables >= 2, "only {dv_tables} tables with deletion vectors");
+    assert!(
+        non_empty_filters * 2 >= predicates,
+        "{non_empty_filters} of {predicates}"
+    );
+    assert!(
+        dv_tables >= 2,
+        "only {dv_tables} tables with deletion vectors"
+    );
     assert!(engines.len() >= 3, "{engines:?}");
+    assert!(
+        raw_buckets > 0 && merged_buckets > 0,
+        "raw {raw_buckets}, merged {merged_buckets}"
+    );
 }

@@ -561,7 +561,10 @@ async fn ignored_retracts_only_leave_null_fields() {
         ..rec(1, 2)
     };
     let got = merge(&opts, vec![vec![r1], vec![r2]]).await.unwrap();
-    assert_eq!(pick(&got, &["k", "a", "b", "c"]), vec![json!([1, null, -5, null])]);
+    assert_eq!(
+        pick(&got, &["k", "a", "b", "c"]),
+        vec![json!([1, null, -5, null])]
+    );
 }
 
 #[test]
