@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as a newcomer and CI run it: sets up pypaimon 2.1.0 in a local venv,
 # writes the pypaimon fixture tables (target/pypaimon-fixtures), random fixed-bucket tables
-# (target/random-bucket-tables), the regression tables of peer bugs (target/regression-tables)
-# and merge-engine tables (target/merge-engine-tables), then runs every Rust test.
+# (target/random-bucket-tables), the regression tables of peer bugs (target/regression-tables),
+# merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
+# vectors (target/pk-random-tables), then runs every Rust test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -10,4 +11,5 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-random-bucket-tables.py target/random-bucket-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-regression-tables.py target/regression-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-merge-engine-tables.py target/merge-engine-tables >/dev/null
+.venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
 cargo test --workspace --all-targets "$@"

@@ -10,6 +10,7 @@ mod java_metadata;
 mod java_pk;
 mod key_pushdown;
 mod merge_engines;
+mod pk_random_tables;
 mod pypaimon;
 mod read_metadata;
 mod regressions;

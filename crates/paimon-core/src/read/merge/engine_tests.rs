@@ -533,6 +533,40 @@ async fn collect_and_merge_map_with_retracts() {
     assert_eq!(pick(&got, &["arr"]), vec![json!([[1, null]])]);
 }
 
+/// A group of retracts only, with `ignore-retract` fields: those fold nothing (null), the
+/// others retract from null (found by the random primary-key tables: this used to fail in
+/// `interleave` over zero records).
+#[tokio::test]
+async fn ignored_retracts_only_leave_null_fields() {
+    let opts = [
+        ("merge-engine", "aggregation"),
+        ("fields.a.aggregate-function", "max"),
+        ("fields.a.ignore-retract", "true"),
+        ("fields.b.aggregate-function", "sum"),
+        ("fields.c.aggregate-function", "sum"),
+        ("fields.c.ignore-retract", "true"),
+    ];
+    let r1 = R {
+        a: Some(5),
+        b: Some(2),
+        c: Some(4),
+        kind: 3,
+        ..rec(1, 1)
+    };
+    let r2 = R {
+        a: Some(7),
+        b: Some(3),
+        c: Some(1),
+        kind: 1,
+        ..rec(1, 2)
+    };
+    let got = merge(&opts, vec![vec![r1], vec![r2]]).await.unwrap();
+    assert_eq!(
+        pick(&got, &["k", "a", "b", "c"]),
+        vec![json!([1, null, -5, null])]
+    );
+}
+
 #[test]
 fn count_and_wrong_types_are_rejected() {
     let err = |o: &[(&str, &str)]| function(o).unwrap_err().to_string();
