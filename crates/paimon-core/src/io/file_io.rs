@@ -237,7 +237,14 @@ mod tests {
                 bytes: 21
             }
         );
-        assert_eq!(io.clone().read_ranges(&a, &[0..1, 2..4]).await.unwrap().len(), 2);
+        assert_eq!(
+            io.clone()
+                .read_ranges(&a, &[0..1, 2..4])
+                .await
+                .unwrap()
+                .len(),
+            2
+        );
         assert_eq!(io.read_stats().bytes, 24);
         assert_eq!(io.size(&a).await.unwrap(), 11);
         let names: Vec<_> = io.list(&root).await.unwrap();

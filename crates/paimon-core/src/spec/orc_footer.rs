@@ -137,6 +137,44 @@ pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The byte ranges of the streams of one stripe whose column `keep` accepts, from the stripe's
+/// (compressed) StripeFooter: field 1 `repeated Stream` with 1 kind, 2 column, 3 length; the
+/// streams lie back to back from `stripe_offset` in footer order. Zero-length streams are left
+/// out. Used to fetch a stripe's projected streams in one batch of ranged reads.
+pub fn stripe_stream_ranges(
+    stripe_footer: &[u8],
+    ps: &OrcPostScript,
+    stripe_offset: u64,
+    keep: impl Fn(u64) -> bool,
+) -> Result<Vec<std::ops::Range<u64>>> {
+    let footer = decompress(stripe_footer, ps.compression, ps.block_size)
+        .map_err(|m| Error::data_invalid(format!("ORC stripe footer: {m}")))?;
+    let mut out = Vec::new();
+    let mut offset = stripe_offset;
+    for_each_field(&footer, |field, value| {
+        if let (1, Field::Bytes(stream)) = (field, value) {
+            let (mut column, mut len) = (0u64, 0u64);
+            for_each_field(stream, |f, v| {
+                match (f, v) {
+                    (2, Field::Varint(c)) => column = c,
+                    (3, Field::Varint(l)) => len = l,
+                    _ => {}
+                }
+                Ok(())
+            })?;
+            let end = offset
+                .checked_add(len)
+                .ok_or_else(|| Error::data_invalid("ORC stream offset overflows"))?;
+            if len > 0 && keep(column) {
+                out.push(offset..end);
+            }
+            offset = end;
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 fn decompress(raw: &[u8], compression: u64, block: u64) -> std::result::Result<Vec<u8>, String> {
     if compression == 0 {
         return Ok(raw.to_vec());
