@@ -5,7 +5,7 @@
 //! generic values, then each projected column of a batch is built into an Arrow array of the
 //! Paimon type the file was written with, and finally evolved like every other format.
 //! Divergences / notes:
-//! - The file is streamed in 4 MiB ranged reads on a blocking thread ([`read_avro`]), never
+//! - The file is streamed in 4 MiB ranged reads on a blocking thread (`read_avro`), never
 //!   fetched whole; Avro data files are row files without an index, so skipped rows (row
 //!   ranges, deletion vectors) are decoded and dropped.
 //! - Nullable values are `["null", T]` unions; 0.9 files wrap records in such unions too.
