@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -23,11 +24,34 @@ pub struct FileStatus {
     pub is_dir: bool,
 }
 
+/// What a [`FileIO`] and its clones have fetched so far: the whole-file and ranged reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadStats {
+    /// Read requests issued (`read`, `read_range`, one per range of `read_ranges`).
+    pub requests: u64,
+    /// Bytes received.
+    pub bytes: u64,
+}
+
+#[derive(Debug, Default)]
+struct ReadCounters {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl ReadCounters {
+    fn add(&self, requests: u64, bytes: u64) {
+        self.requests.fetch_add(requests, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
 /// Storage access for every location a table refers to. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct FileIO {
     options: Arc<HashMap<String, String>>,
     stores: Arc<Mutex<HashMap<String, Arc<dyn ObjectStore>>>>,
+    counters: Arc<ReadCounters>,
 }
 
 impl std::fmt::Debug for FileIO {
@@ -46,6 +70,15 @@ impl FileIO {
         FileIO {
             options: Arc::new(options),
             stores: Arc::default(),
+            counters: Arc::default(),
+        }
+    }
+
+    /// The reads issued so far through this `FileIO` and its clones.
+    pub fn read_stats(&self) -> ReadStats {
+        ReadStats {
+            requests: self.counters.requests.load(Ordering::Relaxed),
+            bytes: self.counters.bytes.load(Ordering::Relaxed),
         }
     }
 
@@ -68,7 +101,9 @@ impl FileIO {
     pub async fn read(&self, location: &str) -> Result<Bytes> {
         let (store, path) = self.resolve(location)?;
         let r = store.get(&path).await.map_err(|e| with_file(e, location))?;
-        r.bytes().await.map_err(|e| with_file(e, location))
+        let b = r.bytes().await.map_err(|e| with_file(e, location))?;
+        self.counters.add(1, b.len() as u64);
+        Ok(b)
     }
 
     /// Reads `range` of a file; a short read is an error.
@@ -79,6 +114,7 @@ impl FileIO {
             .get_range(&path, range.clone())
             .await
             .map_err(|e| with_file(e, location))?;
+        self.counters.add(1, b.len() as u64);
         if b.len() as u64 != want {
             return Err(Error::data_invalid("short read")
                 .with_context("file", location)
@@ -91,19 +127,24 @@ impl FileIO {
     /// Reads `range`, or less when the file ends first (the start must lie inside the file).
     pub async fn read_range_up_to(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
         let (store, path) = self.resolve(location)?;
-        store
+        let b = store
             .get_range(&path, range)
             .await
-            .map_err(|e| with_file(e, location))
+            .map_err(|e| with_file(e, location))?;
+        self.counters.add(1, b.len() as u64);
+        Ok(b)
     }
 
     /// Reads many ranges of one file.
     pub async fn read_ranges(&self, location: &str, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
         let (store, path) = self.resolve(location)?;
-        store
+        let got = store
             .get_ranges(&path, ranges)
             .await
-            .map_err(|e| with_file(e, location))
+            .map_err(|e| with_file(e, location))?;
+        let bytes = got.iter().map(|b| b.len() as u64).sum();
+        self.counters.add(got.len() as u64, bytes);
+        Ok(got)
     }
 
     /// The size of a file.
@@ -195,7 +236,27 @@ mod tests {
             io.read_range(&a, 6..11).await.unwrap(),
             Bytes::from_static(b"world")
         );
-        assert!(io.read_range(&a, 6..20).await.is_err());
+        assert_eq!(
+            io.read_range(&a, 6..20).await.unwrap_err().kind(),
+            ErrorKind::DataInvalid
+        );
+        assert!(io.read_range(&a, 30..40).await.is_err());
+        assert_eq!(
+            io.read_stats(),
+            ReadStats {
+                requests: 3,
+                bytes: 21
+            }
+        );
+        assert_eq!(
+            io.clone()
+                .read_ranges(&a, &[0..1, 2..4])
+                .await
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(io.read_stats().bytes, 24);
         assert_eq!(
             io.read_range_up_to(&a, 6..20).await.unwrap(),
             Bytes::from_static(b"world")

@@ -5,16 +5,18 @@
 //! generic values, then each projected column of a batch is built into an Arrow array of the
 //! Paimon type the file was written with, and finally evolved like every other format.
 //! Divergences / notes:
-//! - The file is fetched whole (`FileIO::read`); Avro data files are row files without an index,
-//!   so skipped rows (row ranges, deletion vectors) are decoded and dropped.
+//! - The file is streamed in 4 MiB ranged reads on a blocking thread (`read_avro`), never
+//!   fetched whole; Avro data files are row files without an index, so skipped rows (row
+//!   ranges, deletion vectors) are decoded and dropped.
 //! - Nullable values are `["null", T]` unions; 0.9 files wrap records in such unions too.
 //! - Timestamps: the numbers of `timestamp-*` and `local-timestamp-*` are epoch values used as
 //!   they are (Paimon inverts the logical types); only the unit is converted.
 //! - DECIMAL is big-endian two's-complement bytes; MAP with STRING keys is an Avro map (its entry
 //!   order is not preserved by `apache_avro`), other keys an array of `{key, value}` records.
 
-use std::io::Cursor;
-use std::sync::Arc;
+use std::io::Read;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 
 use apache_avro::types::Value;
 use apache_avro::Schema as AvroSchema;
@@ -28,6 +30,7 @@ use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, TimeUnit};
 use bytes::Bytes;
 use futures::StreamExt;
+use tokio::sync::{mpsc, oneshot};
 
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
@@ -379,63 +382,190 @@ fn file_batch(records: &[Value], mapping: &ReadMapping, names: &[String]) -> Res
     )?)
 }
 
-/// Opens an Avro data file and streams it in the read schema; also returns the file positions
-/// of the emitted rows (open-ended: the row count is known only after decoding).
+/// Bytes fetched per ranged read while streaming an Avro file (4 KiB under test).
+const CHUNK: u64 = if cfg!(test) { 4096 } else { 4 << 20 };
+
+/// Output batches buffered between the decoding thread and the stream's consumer.
+const BATCHES_IN_FLIGHT: usize = 2;
+
+/// An `std::io::Read` over one file of a [`FileIO`] that fetches the next [`CHUNK`] by range
+/// when its buffer runs out. Blocking: it runs on a `spawn_blocking` thread and drives the async
+/// read with the runtime handle. The first storage failure is kept in `failure` so the error
+/// keeps its kind (apache-avro wraps I/O errors as its own).
+struct RangeRead {
+    io: FileIO,
+    location: String,
+    size: u64,
+    pos: u64,
+    buf: Bytes,
+    runtime: tokio::runtime::Handle,
+    failure: Arc<Mutex<Option<Error>>>,
+}
+
+impl Read for RangeRead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.buf.is_empty() {
+            if self.pos >= self.size || out.is_empty() {
+                return Ok(0);
+            }
+            let end = self.pos.saturating_add(CHUNK).min(self.size);
+            let fetched = self
+                .runtime
+                .block_on(self.io.read_range(&self.location, self.pos..end));
+            match fetched {
+                Ok(b) => self.buf = b,
+                Err(e) => {
+                    let msg = e.to_string();
+                    if let Ok(mut slot) = self.failure.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    return Err(std::io::Error::other(msg));
+                }
+            }
+            self.pos = end;
+        }
+        let n = out.len().min(self.buf.len());
+        let chunk = self.buf.split_to(n);
+        if let Some(dst) = out.get_mut(..n) {
+            dst.copy_from_slice(&chunk);
+        }
+        Ok(n)
+    }
+}
+
+/// The decoding side of an Avro read: opens the container, then sends batches until the end,
+/// an error, or the consumer going away.
+struct Decode {
+    read: DataFileRead,
+    failure: Arc<Mutex<Option<Error>>>,
+    opened: Option<oneshot::Sender<Result<()>>>,
+    batches: mpsc::Sender<Result<RecordBatch>>,
+}
+
+impl Decode {
+    /// `e` naming the file, or the storage failure behind it.
+    fn error(&self, e: Error) -> Error {
+        match self.failure.lock().ok().and_then(|mut f| f.take()) {
+            Some(storage) => storage,
+            None => e.with_context("file", self.read.location.clone()),
+        }
+    }
+
+    /// Reports `e`: as the open result before the file is open, else as the stream's last item.
+    fn fail(&mut self, e: Error) {
+        let e = self.error(e);
+        match self.opened.take() {
+            Some(tx) => {
+                let _ = tx.send(Err(e));
+            }
+            None => {
+                let _ = self.batches.blocking_send(Err(e));
+            }
+        }
+    }
+
+    fn run(&mut self, src: RangeRead) -> Result<()> {
+        let reader = apache_avro::Reader::new(src)?;
+        let names = record_field_names(reader.writer_schema())?;
+        let physical: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mapping = ReadMapping::new(&self.read.read_fields, &self.read.file_fields, &physical)?;
+        let ranges = selected_ranges(
+            u64::MAX,
+            self.read.row_ranges.as_deref(),
+            self.read.deleted_rows.as_deref(),
+        )?;
+        if let Some(tx) = self.opened.take() {
+            let _ = tx.send(Ok(()));
+        }
+        let batch_size = self.read.batch_size.max(1);
+        let mut records = reader.enumerate().filter(move |(pos, _)| {
+            let pos = *pos as u64;
+            ranges.as_ref().is_none_or(|rs| {
+                let i = rs.partition_point(|r| r.end <= pos);
+                rs.get(i).is_some_and(|r| r.start <= pos)
+            })
+        });
+        loop {
+            let mut batch = Vec::new();
+            for (_, rec) in records.by_ref() {
+                batch.push(rec?);
+                if batch.len() >= batch_size {
+                    break;
+                }
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let out = file_batch(&batch, &mapping, &names).and_then(|b| mapping.project(&b));
+            let out = out.map_err(|e| self.error(e));
+            let failed = out.is_err();
+            if self.batches.blocking_send(out).is_err() || failed {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Opens an Avro data file and streams it in the read schema.
+///
+/// The file is read in [`CHUNK`]s by range on a blocking thread that decodes records and sends
+/// batches through a bounded channel: memory holds a chunk, the Avro block being decoded and at
+/// most [`BATCHES_IN_FLIGHT`] batches. Dropping the stream stops the thread at its next batch.
+/// Also returns the file positions of the emitted rows (open-ended: the row count is known only
+/// after decoding).
 pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
-    let bytes: Bytes = io.read(&loc).await?;
-    let with_file = |e: Error| e.with_context("file", loc.clone());
-    let reader = apache_avro::Reader::new(Cursor::new(bytes)).map_err(|e| with_file(e.into()))?;
-    let names = record_field_names(reader.writer_schema()).map_err(with_file)?;
-    let physical: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mapping =
-        ReadMapping::new(&read.read_fields, &read.file_fields, &physical).map_err(with_file)?;
-    let ranges = selected_ranges(
+    let positions = selected_ranges(
         u64::MAX,
         read.row_ranges.as_deref(),
         read.deleted_rows.as_deref(),
-    )?;
-    let positions = ranges
-        .clone()
-        .unwrap_or_else(|| std::iter::once(0..u64::MAX).collect());
-    let batch_size = read.batch_size.max(1);
-    let mut records = reader.enumerate().filter(move |(pos, _)| {
-        let pos = *pos as u64;
-        ranges.as_ref().is_none_or(|rs| {
-            let i = rs.partition_point(|r| r.end <= pos);
-            rs.get(i).is_some_and(|r| r.start <= pos)
-        })
+    )?
+    .unwrap_or_else(|| std::iter::once(0..u64::MAX).collect());
+    let size = match read.file_size {
+        Some(s) => s,
+        None => io.size(&loc).await?,
+    };
+    let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+        Error::unsupported("reading Avro data files needs a Tokio runtime")
+            .with_context("file", &loc)
+    })?;
+    let failure = Arc::new(Mutex::new(None));
+    let src = RangeRead {
+        io: io.clone(),
+        location: loc.clone(),
+        size,
+        pos: 0,
+        buf: Bytes::new(),
+        runtime: runtime.clone(),
+        failure: failure.clone(),
+    };
+    let (opened_tx, opened_rx) = oneshot::channel();
+    let (tx, rx) = mpsc::channel(BATCHES_IN_FLIGHT);
+    let mut decode = Decode {
+        read,
+        failure,
+        opened: Some(opened_tx),
+        batches: tx,
+    };
+    runtime.spawn_blocking(move || {
+        let run = catch_unwind(AssertUnwindSafe(|| decode.run(src)));
+        match run {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => decode.fail(e),
+            Err(_) => decode.fail(Error::data_invalid("Avro decoder failed on corrupt input")),
+        }
     });
-    let mut done = false;
-    let iter = std::iter::from_fn(move || {
-        if done {
-            return None;
-        }
-        let mut batch = Vec::new();
-        for (_, rec) in records.by_ref() {
-            match rec {
-                Ok(v) => batch.push(v),
-                Err(e) => {
-                    done = true;
-                    return Some(Err(Error::from(e).with_context("file", loc.clone())));
-                }
-            }
-            if batch.len() >= batch_size {
-                break;
-            }
-        }
-        if batch.is_empty() {
-            done = true;
-            return None;
-        }
-        Some(
-            file_batch(&batch, &mapping, &names)
-                .and_then(|b| mapping.project(&b))
-                .map_err(|e| e.with_context("file", loc.clone())),
-        )
+    opened_rx
+        .await
+        .map_err(|_| Error::internal("Avro decoder stopped").with_context("file", &loc))??;
+    let batches = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
     });
     Ok(OpenedFile {
-        batches: futures::stream::iter(iter).boxed(),
+        batches: batches.boxed(),
         positions,
     })
 }
+
+#[cfg(test)]
+mod tests;

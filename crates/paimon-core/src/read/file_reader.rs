@@ -39,7 +39,8 @@ pub struct DataFileRead {
     /// Full location for [`FileIO`] (`/abs/path`, `file:/abs/path`, `s3://…`, or an
     /// `_EXTERNAL_PATH` URI).
     pub location: String,
-    /// File size in bytes when known (saves a HEAD request for Parquet).
+    /// File size in bytes when known (from the manifest; saves a HEAD request). Every format
+    /// is read by range, so it must not exceed the real size.
     pub file_size: Option<u64>,
     /// The file's format.
     pub format: FileFormat,

@@ -7,8 +7,12 @@
 //! | bytes (from the end)      | content                                                        |
 //! |---------------------------|----------------------------------------------------------------|
 //! | 1                         | PostScript length P                                            |
-//! | P                         | PostScript (protobuf): 1 footerLength, 2 compression, 3 blockSize |
+//! | P                         | PostScript (protobuf): 1 footerLength, 2 compression, 3 blockSize, 5 metadataLength |
 //! | footerLength              | Footer (protobuf, compressed in chunks with 3-byte headers)     |
+//! | metadataLength            | Metadata (stripe statistics; not decoded here)                  |
+//!
+//! [`orc_postscript`] tells a ranged reader how many tail bytes to fetch
+//! ([`OrcPostScript::tail_len`]); [`check_orc_type_tree`] accepts that tail alone.
 //!
 //! Footer field 4 is `repeated Type types`; Type field 2 is `repeated uint32 subtypes` (packed
 //! or not). The tree is valid when every subtype id of type `i` lies in `(i, n)`: ids strictly
@@ -23,36 +27,80 @@ use crate::{Error, Result};
 /// Largest footer we decompress (64 MiB): far above any real footer.
 const MAX_FOOTER: usize = 64 << 20;
 
-/// Checks that `file`'s ORC type tree is acyclic and in range; `name` labels errors.
-pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
-    let err = |m: String| {
-        Error::data_invalid(format!("ORC footer: {m}")).with_context("file", name.to_string())
-    };
-    let (&ps_len, rest) = file.split_last().ok_or_else(|| err("empty file".into()))?;
-    let ps_len = usize::from(ps_len);
-    let ps_start = rest
-        .len()
-        .checked_sub(ps_len)
-        .ok_or_else(|| err("postscript past the start".into()))?;
+/// The fields of an ORC PostScript this module needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrcPostScript {
+    /// Length of the PostScript itself (the last byte of the file).
+    pub postscript_len: u64,
+    /// Length of the (compressed) Footer, just before the PostScript.
+    pub footer_len: u64,
+    /// Length of the (compressed) Metadata section (stripe statistics), before the Footer.
+    pub metadata_len: u64,
+    /// Compression kind (0 NONE, 1 ZLIB, 2 SNAPPY, 3 LZO, 4 LZ4, 5 ZSTD).
+    pub compression: u64,
+    /// Compression block size.
+    pub block_size: u64,
+}
+
+impl OrcPostScript {
+    /// Bytes from the end of the file that hold the Metadata, Footer, PostScript and its length
+    /// byte: everything a reader needs before touching stripes.
+    pub fn tail_len(&self) -> Option<u64> {
+        self.metadata_len
+            .checked_add(self.footer_len)?
+            .checked_add(self.postscript_len)?
+            .checked_add(1)
+    }
+}
+
+fn footer_error(m: String, name: &str) -> Error {
+    Error::data_invalid(format!("ORC footer: {m}")).with_context("file", name.to_string())
+}
+
+/// Decodes the PostScript at the end of `tail` (the last bytes of an ORC file, at least the
+/// PostScript and its length byte); `name` labels errors.
+pub fn orc_postscript(tail: &[u8], name: &str) -> Result<OrcPostScript> {
+    let err = |m: String| footer_error(m, name);
+    let (&ps_len, rest) = tail.split_last().ok_or_else(|| err("empty file".into()))?;
     let ps = rest
-        .get(ps_start..)
+        .len()
+        .checked_sub(usize::from(ps_len))
+        .and_then(|start| rest.get(start..))
         .ok_or_else(|| err("postscript past the start".into()))?;
-    let (mut footer_len, mut compression, mut block) = (0u64, 0u64, 256 * 1024u64);
+    let mut out = OrcPostScript {
+        postscript_len: u64::from(ps_len),
+        footer_len: 0,
+        metadata_len: 0,
+        compression: 0,
+        block_size: 256 * 1024,
+    };
     for_each_field(ps, |field, value| {
         match (field, value) {
-            (1, Field::Varint(v)) => footer_len = v,
-            (2, Field::Varint(v)) => compression = v,
-            (3, Field::Varint(v)) => block = v,
+            (1, Field::Varint(v)) => out.footer_len = v,
+            (2, Field::Varint(v)) => out.compression = v,
+            (3, Field::Varint(v)) => out.block_size = v,
+            (5, Field::Varint(v)) => out.metadata_len = v,
             _ => {}
         }
         Ok(())
     })
     .map_err(|e| err(format!("postscript: {e}")))?;
-    let footer_len = usize::try_from(footer_len).map_err(|_| err("footer length".into()))?;
+    Ok(out)
+}
+
+/// Checks that `file`'s ORC type tree is acyclic and in range; `name` labels errors. `file`
+/// may be the whole file or any suffix of it holding the Footer and PostScript.
+pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
+    let err = |m: String| footer_error(m, name);
+    let ps = orc_postscript(file, name)?;
+    let (compression, block) = (ps.compression, ps.block_size);
+    let footer_len = usize::try_from(ps.footer_len).map_err(|_| err("footer length".into()))?;
+    // The PostScript fits (orc_postscript checked it): it starts `postscript_len + 1` from the end.
+    let ps_start = file.len().saturating_sub(ps.postscript_len as usize + 1);
     let footer_start = ps_start
         .checked_sub(footer_len)
         .ok_or_else(|| err("footer past the start".into()))?;
-    let raw = rest
+    let raw = file
         .get(footer_start..ps_start)
         .ok_or_else(|| err("footer past the start".into()))?;
     let footer = decompress(raw, compression, block).map_err(&err)?;
@@ -87,6 +135,44 @@ pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The byte ranges of the streams of one stripe whose column `keep` accepts, from the stripe's
+/// (compressed) StripeFooter: field 1 `repeated Stream` with 1 kind, 2 column, 3 length; the
+/// streams lie back to back from `stripe_offset` in footer order. Zero-length streams are left
+/// out. Used to fetch a stripe's projected streams in one batch of ranged reads.
+pub fn stripe_stream_ranges(
+    stripe_footer: &[u8],
+    ps: &OrcPostScript,
+    stripe_offset: u64,
+    keep: impl Fn(u64) -> bool,
+) -> Result<Vec<std::ops::Range<u64>>> {
+    let footer = decompress(stripe_footer, ps.compression, ps.block_size)
+        .map_err(|m| Error::data_invalid(format!("ORC stripe footer: {m}")))?;
+    let mut out = Vec::new();
+    let mut offset = stripe_offset;
+    for_each_field(&footer, |field, value| {
+        if let (1, Field::Bytes(stream)) = (field, value) {
+            let (mut column, mut len) = (0u64, 0u64);
+            for_each_field(stream, |f, v| {
+                match (f, v) {
+                    (2, Field::Varint(c)) => column = c,
+                    (3, Field::Varint(l)) => len = l,
+                    _ => {}
+                }
+                Ok(())
+            })?;
+            let end = offset
+                .checked_add(len)
+                .ok_or_else(|| Error::data_invalid("ORC stream offset overflows"))?;
+            if len > 0 && keep(column) {
+                out.push(offset..end);
+            }
+            offset = end;
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 fn decompress(raw: &[u8], compression: u64, block: u64) -> std::result::Result<Vec<u8>, String> {
@@ -197,6 +283,26 @@ mod tests {
         for p in files {
             check_orc_type_tree(&std::fs::read(&p).unwrap(), p.to_str().unwrap()).unwrap();
         }
+    }
+
+    #[test]
+    fn the_tail_alone_passes_and_one_byte_less_does_not() {
+        let mut with_metadata = 0;
+        for p in orc_files() {
+            let bytes = std::fs::read(&p).unwrap();
+            let ps = orc_postscript(&bytes, "x").unwrap();
+            assert!(ps.footer_len > 0 && ps.postscript_len > 0, "{p:?}");
+            with_metadata += usize::from(ps.metadata_len > 0);
+            let tail = ps.tail_len().unwrap() as usize;
+            // header "ORC" + at least one byte of stripes come before the tail
+            assert!(tail + 3 <= bytes.len(), "{p:?}");
+            check_orc_type_tree(&bytes[bytes.len() - tail..], "tail").unwrap();
+            let footer_only = ps.footer_len + ps.postscript_len + 1;
+            check_orc_type_tree(&bytes[bytes.len() - footer_only as usize..], "f").unwrap();
+            let short = &bytes[bytes.len() - footer_only as usize + 1..];
+            assert!(check_orc_type_tree(short, "short").is_err(), "{p:?}");
+        }
+        assert!(with_metadata > 100, "{with_metadata}");
     }
 
     #[test]
