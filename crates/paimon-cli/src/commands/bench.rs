@@ -159,12 +159,31 @@ pub async fn run(args: Args) -> Result<()> {
         let n = bench_direct::read_in_task(&files, settings).await?;
         in_task.record(timed, t.elapsed(), n);
     }
-    let p = median(plans);
+    report(
+        &table,
+        &files,
+        &args,
+        settings,
+        [&ours, &delivered, &in_task],
+        median(plans),
+    );
+    Ok(())
+}
+
+/// Prints the figures of the three sides and the ratios.
+fn report(
+    table: &Table,
+    files: &[DirectFile],
+    args: &Args,
+    settings: DirectSettings,
+    [ours, delivered, in_task]: [&Side; 3],
+    p: Duration,
+) {
     println!("table: {}", table.location());
     println!(
         "files: {}  concurrency: {}  batch size: {}  (medians of {} runs)",
         files.len(),
-        concurrency,
+        settings.concurrency,
         settings.batch_size,
         args.iterations
     );
@@ -184,5 +203,4 @@ pub async fn run(args: Args) -> Result<()> {
         ratio(a, in_task.median()),
         ratio(r, in_task.median())
     );
-    Ok(())
 }
