@@ -326,3 +326,7 @@ fn scalar_array(t: &ArrowType, values: &[Scalar]) -> Result<ArrayRef> {
         }
     })
 }
+
+#[cfg(test)]
+#[path = "scalar_tests.rs"]
+mod scalar_tests;
