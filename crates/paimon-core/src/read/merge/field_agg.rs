@@ -32,6 +32,7 @@
 //! - Retracting a function without a retract is an error naming the field, unless
 //!   `fields.<f>.ignore-retract = true` (then `acc` is kept).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -299,14 +300,18 @@ fn numeric(f: &AggFunction, t: &ArrowType, a: Scalar, i: Scalar) -> Result<Optio
     }
 }
 
-fn string(v: Option<Val<'_>>) -> Result<Option<String>> {
+/// The string of a value: borrowed from a STRING array, cast otherwise.
+fn string(v: Option<Val<'_>>) -> Result<Option<Cow<'_, str>>> {
     let Some((a, i)) = v else { return Ok(None) };
+    if let Some(s) = a.as_string_opt::<i32>() {
+        return Ok(Some(Cow::Borrowed(s.value(i))));
+    }
     let s = cast(&a.slice(i, 1), &ArrowType::Utf8)?;
     Ok(s.as_string::<i32>()
         .iter()
         .next()
         .flatten()
-        .map(str::to_string))
+        .map(|s| Cow::Owned(s.to_string())))
 }
 
 /// Java `Character.isWhitespace` (as used by `StringUtils.isBlank`): space, line and
@@ -360,7 +365,8 @@ fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str, distinct: bool) 
     let Some(sa) = sa.filter(|s| !java_blank(s)) else {
         return Ok(Picked::Input);
     };
-    let mut joined = sa.clone();
+    let mut joined = String::with_capacity(sa.len() + delim.len() + si.len());
+    joined.push_str(&sa);
     if distinct {
         let mut seen: HashSet<&str> = split_tokens(&sa, delim).into_iter().collect();
         let mut added = false;
@@ -379,7 +385,7 @@ fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str, distinct: bool) 
         joined.push_str(delim);
         joined.push_str(&si);
     }
-    let arr: ArrayRef = Arc::new(StringArray::from(vec![joined]));
+    let arr: ArrayRef = Arc::new(StringArray::from_iter_values([joined]));
     Ok(Picked::Value(cast(&arr, dtype(a, i))?))
 }
 
