@@ -4,8 +4,10 @@
 //! `Field*Agg` subclasses plus `FieldIgnoreRetractAgg` (Paimon 2.0), as used by both
 //! `AggregateMergeFunction` ([`super::aggregate`]) and `PartialUpdateMergeFunction`
 //! (aggregates inside sequence groups). Accumulators are [`Cell`]s: an input cell is kept by
-//! reference where the Java function returns one of its arguments, and only computed results
-//! (sums, collections, …) allocate a one-row array.
+//! reference where the Java function returns one of its arguments; computed numbers and
+//! booleans (`sum`, `product`, `bool_and`, `bool_or`) are [`Scalar`]s, computed on the stack
+//! and appended to the output without a per-record allocation; only computed strings and
+//! collections (`listagg`, `collect`, `merge_map`) allocate a one-row array.
 //!
 //! Semantics (`acc` = accumulator, `in` = input, both nullable):
 //! - `primary-key`, `last_value`: `in`; retract: `in` / null.
@@ -30,39 +32,80 @@
 //! - Retracting a function without a retract is an error naming the field, unless
 //!   `fields.<f>.ignore-retract = true` (then `acc` is kept).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    ArrowPrimitiveType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
 };
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, Decimal128Array, Float32Array, Float64Array, Int16Array,
-    Int32Array, Int64Array, Int8Array, StringArray,
-};
+use arrow_array::{Array, ArrayRef, StringArray};
 use arrow_buffer::i256;
 use arrow_cast::cast;
 use arrow_ord::ord::make_comparator;
-use arrow_schema::{DataType as ArrowType, SortOptions};
+use arrow_schema::{DataType as ArrowType, SortOptions, TimeUnit};
 
 use super::aggregate::AggFunction;
 use super::collection_agg::{self as coll, Picked};
-use super::output::{Cell, Pool};
+use super::output::{Cell, Pool, Scalar};
 use crate::{Error, Result};
 
 /// A non-null value: an array and a row of it.
 pub type Val<'a> = (&'a dyn Array, usize);
 
-/// The value of `cell` in column `c`, `None` when null.
+/// The value of `cell` in column `c`, `None` when null. A computed [`Scalar`] has no array:
+/// it only ever accumulates `sum`/`product`/`bool_*`, which read it with [`scalar`].
 pub fn value<'a>(cell: &'a Cell, pool: &'a Pool, c: usize) -> Result<Option<Val<'a>>> {
     let (a, i): (&dyn Array, usize) = match cell {
         Cell::Null => return Ok(None),
         Cell::At(src, row) => (pool.column(*src, c)?.as_ref(), *row),
         Cell::Value(a) => (a.as_ref(), 0),
+        Cell::Scalar(_) => {
+            return Err(Error::internal(format!(
+                "computed scalar read as a stored value (column {c})"
+            )))
+        }
     };
     Ok((!a.is_null(i)).then_some((a, i)))
+}
+
+/// The value of `cell` in column `c` as a [`Scalar`] (numeric and boolean columns), `None`
+/// when null.
+pub fn scalar(cell: &Cell, pool: &Pool, c: usize) -> Result<Option<Scalar>> {
+    let (a, i): (&dyn Array, usize) = match cell {
+        Cell::Null => return Ok(None),
+        Cell::Scalar(s) => return Ok(Some(*s)),
+        Cell::At(src, row) => (pool.column(*src, c)?.as_ref(), *row),
+        Cell::Value(a) => (a.as_ref(), 0),
+    };
+    if a.is_null(i) {
+        return Ok(None);
+    }
+    Ok(Some(match a.data_type() {
+        ArrowType::Int8 => Scalar::Int(a.as_primitive::<Int8Type>().value(i).into()),
+        ArrowType::Int16 => Scalar::Int(a.as_primitive::<Int16Type>().value(i).into()),
+        ArrowType::Int32 => Scalar::Int(a.as_primitive::<Int32Type>().value(i).into()),
+        ArrowType::Int64 => Scalar::Int(a.as_primitive::<Int64Type>().value(i)),
+        ArrowType::Float32 => Scalar::F32(a.as_primitive::<Float32Type>().value(i)),
+        ArrowType::Float64 => Scalar::F64(a.as_primitive::<Float64Type>().value(i)),
+        ArrowType::Decimal128(..) => Scalar::Decimal(a.as_primitive::<Decimal128Type>().value(i)),
+        ArrowType::Boolean => Scalar::Bool(a.as_boolean().value(i)),
+        other => {
+            return Err(Error::unsupported(format!(
+                "sum/product over {other} is not supported"
+            )))
+        }
+    }))
+}
+
+/// A computed result: null for `None`.
+fn computed(v: Option<Scalar>) -> Cell {
+    v.map_or(Cell::Null, Cell::Scalar)
 }
 
 /// One field's aggregate function with its per-key state.
@@ -104,6 +147,19 @@ impl FieldAgg {
 
     /// `agg(acc, input)` of column `c`.
     pub fn agg(&mut self, acc: Cell, input: Cell, pool: &Pool, c: usize) -> Result<Cell> {
+        if matches!(
+            self.func,
+            AggFunction::Sum | AggFunction::Product | AggFunction::BoolAnd | AggFunction::BoolOr
+        ) {
+            // A null side yields the other side.
+            let Some(a) = scalar(&acc, pool, c)? else {
+                return Ok(input);
+            };
+            let Some(i) = scalar(&input, pool, c)? else {
+                return Ok(acc);
+            };
+            return Ok(computed(numeric(&self.func, pool.data_type(c)?, a, i)?));
+        }
         let a = value(&acc, pool, c)?;
         let i = value(&input, pool, c)?;
         let picked = match &self.func {
@@ -128,7 +184,7 @@ impl FieldAgg {
             f => match (a, i) {
                 (None, _) => Picked::Input,
                 (_, None) => Picked::Acc,
-                (Some(a), Some(i)) => binary(f, a, i)?,
+                (Some(a), Some(i)) => min_max(f, a, i)?,
             },
         };
         Ok(resolve(picked, acc, input))
@@ -148,6 +204,9 @@ impl FieldAgg {
         if self.ignore_retract {
             return Ok(acc);
         }
+        if matches!(self.func, AggFunction::Sum | AggFunction::Product) {
+            return self.retract_numeric(acc, input, pool, c);
+        }
         let a = value(&acc, pool, c)?;
         let i = value(&input, pool, c)?;
         let picked = match &self.func {
@@ -160,16 +219,6 @@ impl FieldAgg {
                     Picked::Acc
                 }
             }
-            AggFunction::Sum => match (a, i) {
-                (None, None) => Picked::Null,
-                (None, Some(i)) => Picked::Value(negate(i)?),
-                (Some(_), None) => Picked::Acc,
-                (Some(a), Some(i)) => Picked::Value(arith(a, i, Op::Sub)?),
-            },
-            AggFunction::Product => match (a, i) {
-                (Some(a), Some(i)) => Picked::Value(arith(a, i, Op::Div)?),
-                _ => Picked::Acc,
-            },
             AggFunction::Collect { .. } => coll::collect_retract(dtype(a, i), a, i)?,
             AggFunction::MergeMap => coll::merge_map_retract(dtype(a, i), a, i)?,
             f => {
@@ -183,6 +232,19 @@ impl FieldAgg {
             }
         };
         Ok(resolve(picked, acc, input))
+    }
+
+    /// `retract` of `sum` (subtract; a null `acc` gives `-in`) and `product` (divide).
+    fn retract_numeric(&self, acc: Cell, input: Cell, pool: &Pool, c: usize) -> Result<Cell> {
+        let t = pool.data_type(c)?;
+        let (a, i) = (scalar(&acc, pool, c)?, scalar(&input, pool, c)?);
+        Ok(match (&self.func, a, i) {
+            (AggFunction::Sum, None, None) => Cell::Null,
+            (AggFunction::Sum, None, Some(i)) => computed(negate(t, i)?),
+            (AggFunction::Sum, Some(a), Some(i)) => computed(arith(t, a, i, Op::Sub)?),
+            (AggFunction::Product, Some(a), Some(i)) => computed(arith(t, a, i, Op::Div)?),
+            _ => acc,
+        })
     }
 }
 
@@ -207,46 +269,49 @@ fn dtype<'a>(a: Option<Val<'a>>, i: Option<Val<'a>>) -> &'a ArrowType {
     a.or(i).map(|v| v.0.data_type()).unwrap_or(&ArrowType::Null)
 }
 
-fn binary(f: &AggFunction, a: Val<'_>, i: Val<'_>) -> Result<Picked> {
-    Ok(match f {
+fn min_max(f: &AggFunction, a: Val<'_>, i: Val<'_>) -> Result<Picked> {
+    match f {
         AggFunction::Min | AggFunction::Max => {
             let acc_smaller = java_compare(a, i)?.is_lt();
-            pick((*f == AggFunction::Min) == acc_smaller)
+            Ok(pick((*f == AggFunction::Min) == acc_smaller))
         }
-        AggFunction::Sum => Picked::Value(arith(a, i, Op::Add)?),
-        AggFunction::Product => Picked::Value(arith(a, i, Op::Mul)?),
-        AggFunction::BoolAnd | AggFunction::BoolOr => {
-            let (x, y) = (boolean(a)?, boolean(i)?);
-            let r = if *f == AggFunction::BoolAnd {
-                x && y
-            } else {
-                x || y
-            };
-            Picked::Value(Arc::new(BooleanArray::from(vec![r])))
-        }
-        other => {
-            return Err(Error::internal(format!(
-                "aggregate {} has no binary form",
-                other.name()
-            )))
-        }
-    })
+        other => Err(Error::internal(format!(
+            "aggregate {} has no binary form",
+            other.name()
+        ))),
+    }
 }
 
-fn boolean(v: Val<'_>) -> Result<bool> {
-    v.0.as_boolean_opt()
-        .map(|b| b.value(v.1))
-        .ok_or_else(|| Error::unsupported("bool_and/bool_or need a BOOLEAN field"))
+/// `sum`, `product`, `bool_and`, `bool_or` of two non-null values of a column of type `t`;
+/// `None` is a null result (a DECIMAL too wide for its precision).
+fn numeric(f: &AggFunction, t: &ArrowType, a: Scalar, i: Scalar) -> Result<Option<Scalar>> {
+    match (f, a, i) {
+        (AggFunction::Sum, a, i) => arith(t, a, i, Op::Add),
+        (AggFunction::Product, a, i) => arith(t, a, i, Op::Mul),
+        (AggFunction::BoolAnd, Scalar::Bool(x), Scalar::Bool(y)) => Ok(Some(Scalar::Bool(x && y))),
+        (AggFunction::BoolOr, Scalar::Bool(x), Scalar::Bool(y)) => Ok(Some(Scalar::Bool(x || y))),
+        (AggFunction::BoolAnd | AggFunction::BoolOr, ..) => {
+            Err(Error::unsupported("bool_and/bool_or need a BOOLEAN field"))
+        }
+        (other, ..) => Err(Error::internal(format!(
+            "aggregate {} is not numeric",
+            other.name()
+        ))),
+    }
 }
 
-fn string(v: Option<Val<'_>>) -> Result<Option<String>> {
+/// The string of a value: borrowed from a STRING array, cast otherwise.
+fn string(v: Option<Val<'_>>) -> Result<Option<Cow<'_, str>>> {
     let Some((a, i)) = v else { return Ok(None) };
+    if let Some(s) = a.as_string_opt::<i32>() {
+        return Ok(Some(Cow::Borrowed(s.value(i))));
+    }
     let s = cast(&a.slice(i, 1), &ArrowType::Utf8)?;
     Ok(s.as_string::<i32>()
         .iter()
         .next()
         .flatten()
-        .map(str::to_string))
+        .map(|s| Cow::Owned(s.to_string())))
 }
 
 /// Java `Character.isWhitespace` (as used by `StringUtils.isBlank`): space, line and
@@ -300,7 +365,8 @@ fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str, distinct: bool) 
     let Some(sa) = sa.filter(|s| !java_blank(s)) else {
         return Ok(Picked::Input);
     };
-    let mut joined = sa.clone();
+    let mut joined = String::with_capacity(sa.len() + delim.len() + si.len());
+    joined.push_str(&sa);
     if distinct {
         let mut seen: HashSet<&str> = split_tokens(&sa, delim).into_iter().collect();
         let mut added = false;
@@ -319,7 +385,7 @@ fn listagg(a: Option<Val<'_>>, i: Option<Val<'_>>, delim: &str, distinct: bool) 
         joined.push_str(delim);
         joined.push_str(&si);
     }
-    let arr: ArrayRef = Arc::new(StringArray::from(vec![joined]));
+    let arr: ArrayRef = Arc::new(StringArray::from_iter_values([joined]));
     Ok(Picked::Value(cast(&arr, dtype(a, i))?))
 }
 
@@ -339,6 +405,14 @@ fn java_float_cmp(x: f64, y: f64) -> Ordering {
 /// BOOLEAN, ARRAY) are "incomparable" errors, as in Java.
 fn java_compare(a: Val<'_>, b: Val<'_>) -> Result<Ordering> {
     let t = a.0.data_type();
+    match t {
+        ArrowType::Float32 | ArrowType::Float64 => {}
+        _ => {
+            if let Some(o) = fast_compare(a, b) {
+                return Ok(o);
+            }
+        }
+    }
     match t {
         ArrowType::Float32 => Ok(java_float_cmp(
             f64::from(a.0.as_primitive::<Float32Type>().value(a.1)),
@@ -372,6 +446,68 @@ fn java_compare(a: Val<'_>, b: Val<'_>) -> Result<Ordering> {
     }
 }
 
+fn primitive<T: ArrowPrimitiveType>(a: Val<'_>, b: Val<'_>) -> Option<Ordering>
+where
+    T::Native: Ord,
+{
+    let x = a.0.as_primitive_opt::<T>()?.value(a.1);
+    let y = b.0.as_primitive_opt::<T>()?.value(b.1);
+    Some(x.cmp(&y))
+}
+
+fn float<T: ArrowPrimitiveType>(a: Val<'_>, b: Val<'_>) -> Option<Ordering> {
+    let x = a.0.as_primitive_opt::<T>()?.value(a.1);
+    let y = b.0.as_primitive_opt::<T>()?.value(b.1);
+    Some(arrow_array::ArrowNativeTypeOp::compare(x, y))
+}
+
+/// Two non-null values of one column compared exactly as `arrow_ord::ord::make_comparator`
+/// with default options would (floats by IEEE total order, strings and binaries by bytes),
+/// without building a boxed comparator per call; `None` for the types it does not cover.
+pub fn fast_compare(a: Val<'_>, b: Val<'_>) -> Option<Ordering> {
+    use ArrowType as T;
+    match a.0.data_type() {
+        T::Int8 => primitive::<Int8Type>(a, b),
+        T::Int16 => primitive::<Int16Type>(a, b),
+        T::Int32 => primitive::<Int32Type>(a, b),
+        T::Int64 => primitive::<Int64Type>(a, b),
+        T::Date32 => primitive::<Date32Type>(a, b),
+        T::Decimal128(..) => primitive::<Decimal128Type>(a, b),
+        T::Float32 => float::<Float32Type>(a, b),
+        T::Float64 => float::<Float64Type>(a, b),
+        T::Time32(TimeUnit::Second) => primitive::<Time32SecondType>(a, b),
+        T::Time32(TimeUnit::Millisecond) => primitive::<Time32MillisecondType>(a, b),
+        T::Time64(TimeUnit::Microsecond) => primitive::<Time64MicrosecondType>(a, b),
+        T::Time64(TimeUnit::Nanosecond) => primitive::<Time64NanosecondType>(a, b),
+        T::Timestamp(TimeUnit::Second, _) => primitive::<TimestampSecondType>(a, b),
+        T::Timestamp(TimeUnit::Millisecond, _) => primitive::<TimestampMillisecondType>(a, b),
+        T::Timestamp(TimeUnit::Microsecond, _) => primitive::<TimestampMicrosecondType>(a, b),
+        T::Timestamp(TimeUnit::Nanosecond, _) => primitive::<TimestampNanosecondType>(a, b),
+        T::Utf8 => {
+            let (x, y) = (a.0.as_string_opt::<i32>()?, b.0.as_string_opt::<i32>()?);
+            Some(x.value(a.1).as_bytes().cmp(y.value(b.1).as_bytes()))
+        }
+        T::LargeUtf8 => {
+            let (x, y) = (a.0.as_string_opt::<i64>()?, b.0.as_string_opt::<i64>()?);
+            Some(x.value(a.1).as_bytes().cmp(y.value(b.1).as_bytes()))
+        }
+        T::Binary => {
+            let (x, y) = (a.0.as_binary_opt::<i32>()?, b.0.as_binary_opt::<i32>()?);
+            Some(x.value(a.1).cmp(y.value(b.1)))
+        }
+        _ => None,
+    }
+}
+
+/// `make_comparator` order of two non-null values of one column (the fast path when it
+/// covers the type).
+pub fn compare_values(a: Val<'_>, b: Val<'_>) -> Result<Ordering> {
+    match fast_compare(a, b) {
+        Some(o) => Ok(o),
+        None => Ok(make_comparator(a.0, b.0, SortOptions::default())?(a.1, b.1)),
+    }
+}
+
 fn overflow(t: &ArrowType) -> Error {
     Error::data_invalid(format!("{t} overflow in sum/product aggregation"))
 }
@@ -400,64 +536,40 @@ fn int_op(t: &ArrowType, x: i64, y: i64, op: &Op) -> Result<i64> {
     Ok(r)
 }
 
-fn int_value(v: Val<'_>) -> Option<i64> {
-    let (a, i) = v;
-    Some(match a.data_type() {
-        ArrowType::Int8 => a.as_primitive::<Int8Type>().value(i) as i64,
-        ArrowType::Int16 => a.as_primitive::<Int16Type>().value(i) as i64,
-        ArrowType::Int32 => a.as_primitive::<Int32Type>().value(i) as i64,
-        ArrowType::Int64 => a.as_primitive::<Int64Type>().value(i),
-        _ => return None,
+fn float_op<F>(x: F, y: F, op: Op) -> F
+where
+    F: std::ops::Add<Output = F>
+        + std::ops::Sub<Output = F>
+        + std::ops::Mul<Output = F>
+        + std::ops::Div<Output = F>,
+{
+    match op {
+        Op::Add => x + y,
+        Op::Sub => x - y,
+        Op::Mul => x * y,
+        Op::Div => x / y,
+    }
+}
+
+/// `a op b` in a column of type `t` (integers exact in its width, floats IEEE in its width,
+/// decimals as [`decimal_op`]); `None` is a null result.
+fn arith(t: &ArrowType, a: Scalar, b: Scalar, op: Op) -> Result<Option<Scalar>> {
+    use ArrowType as T;
+    Ok(match (t, a, b) {
+        (T::Int8 | T::Int16 | T::Int32 | T::Int64, Scalar::Int(x), Scalar::Int(y)) => {
+            Some(Scalar::Int(int_op(t, x, y, &op)?))
+        }
+        (T::Float32, Scalar::F32(x), Scalar::F32(y)) => Some(Scalar::F32(float_op(x, y, op))),
+        (T::Float64, Scalar::F64(x), Scalar::F64(y)) => Some(Scalar::F64(float_op(x, y, op))),
+        (T::Decimal128(p, s), Scalar::Decimal(x), Scalar::Decimal(y)) => {
+            decimal_op(x, y, *p, *s, &op)?.map(Scalar::Decimal)
+        }
+        _ => {
+            return Err(Error::unsupported(format!(
+                "sum/product over {t} is not supported"
+            )))
+        }
     })
-}
-
-fn int_array(t: &ArrowType, r: i64) -> ArrayRef {
-    // The value was range-checked for `t` by `int_op`.
-    match t {
-        ArrowType::Int8 => Arc::new(Int8Array::from(vec![r as i8])),
-        ArrowType::Int16 => Arc::new(Int16Array::from(vec![r as i16])),
-        ArrowType::Int32 => Arc::new(Int32Array::from(vec![r as i32])),
-        _ => Arc::new(Int64Array::from(vec![r])),
-    }
-}
-
-fn arith(a: Val<'_>, b: Val<'_>, op: Op) -> Result<ArrayRef> {
-    let t = a.0.data_type().clone();
-    if let (Some(x), Some(y)) = (int_value(a), int_value(b)) {
-        return Ok(int_array(&t, int_op(&t, x, y, &op)?));
-    }
-    match &t {
-        ArrowType::Float32 => {
-            let x = a.0.as_primitive::<Float32Type>().value(a.1);
-            let y = b.0.as_primitive::<Float32Type>().value(b.1);
-            let r = match op {
-                Op::Add => x + y,
-                Op::Sub => x - y,
-                Op::Mul => x * y,
-                Op::Div => x / y,
-            };
-            Ok(Arc::new(Float32Array::from(vec![r])))
-        }
-        ArrowType::Float64 => {
-            let x = a.0.as_primitive::<Float64Type>().value(a.1);
-            let y = b.0.as_primitive::<Float64Type>().value(b.1);
-            let r = match op {
-                Op::Add => x + y,
-                Op::Sub => x - y,
-                Op::Mul => x * y,
-                Op::Div => x / y,
-            };
-            Ok(Arc::new(Float64Array::from(vec![r])))
-        }
-        ArrowType::Decimal128(p, s) => {
-            let x = a.0.as_primitive::<Decimal128Type>().value(a.1);
-            let y = b.0.as_primitive::<Decimal128Type>().value(b.1);
-            decimal_array(decimal_op(x, y, *p, *s, &op)?, *p, *s)
-        }
-        other => Err(Error::unsupported(format!(
-            "sum/product over {other} is not supported"
-        ))),
-    }
 }
 
 /// Whether `|v| < 10^p`, i.e. `v` fits DECIMAL(p, _) (Java `BigDecimal#precision() <= p`).
@@ -563,36 +675,23 @@ fn decimal_op(x: i128, y: i128, p: u8, s: i8, op: &Op) -> Result<Option<i128>> {
     })
 }
 
-/// A DECIMAL(p, s) one-row array of `v` (null for `None`).
-fn decimal_array(v: Option<i128>, p: u8, s: i8) -> Result<ArrayRef> {
-    Ok(Arc::new(
-        Decimal128Array::from(vec![v]).with_precision_and_scale(p, s)?,
-    ))
-}
-
-fn negate(v: Val<'_>) -> Result<ArrayRef> {
-    let t = v.0.data_type().clone();
-    if let Some(x) = int_value(v) {
-        return Ok(int_array(&t, int_op(&t, 0, x, &Op::Sub)?));
-    }
-    match &t {
-        ArrowType::Float32 => Ok(Arc::new(Float32Array::from(vec![-v
-            .0
-            .as_primitive::<Float32Type>()
-            .value(v.1)]))),
-        ArrowType::Float64 => Ok(Arc::new(Float64Array::from(vec![-v
-            .0
-            .as_primitive::<Float64Type>()
-            .value(v.1)]))),
-        ArrowType::Decimal128(p, s) => {
-            // `Decimal.fromBigDecimal(negate)`: null when it does not fit p digits.
-            let x = v.0.as_primitive::<Decimal128Type>().value(v.1);
-            decimal_array(x.checked_neg().filter(|v| fits(*v, *p)), *p, *s)
+/// `-v` in a column of type `t` (sum retract of a null accumulator); `None` is a null
+/// result.
+fn negate(t: &ArrowType, v: Scalar) -> Result<Option<Scalar>> {
+    use ArrowType as T;
+    Ok(match (t, v) {
+        (T::Int8 | T::Int16 | T::Int32 | T::Int64, Scalar::Int(x)) => {
+            Some(Scalar::Int(int_op(t, 0, x, &Op::Sub)?))
         }
-        other => Err(Error::unsupported(format!(
-            "sum over {other} is not supported"
-        ))),
-    }
+        (T::Float32, Scalar::F32(x)) => Some(Scalar::F32(-x)),
+        (T::Float64, Scalar::F64(x)) => Some(Scalar::F64(-x)),
+        // `Decimal.fromBigDecimal(negate)`: null when it does not fit p digits.
+        (T::Decimal128(p, _), Scalar::Decimal(x)) => x
+            .checked_neg()
+            .filter(|v| fits(*v, *p))
+            .map(Scalar::Decimal),
+        _ => return Err(Error::unsupported(format!("sum over {t} is not supported"))),
+    })
 }
 
 #[cfg(test)]

@@ -1,21 +1,31 @@
 //! Assembling merged rows into record batches without per-row allocation.
 //!
 //! Plays the role of Java's `KeyValue` reuse in `SortMergeReader`: instead of copying values,
-//! every output cell is an index `(source, row)` into a pool of decoded batches (or into a
-//! small per-column list of computed values); a flush gathers them with
-//! `arrow_select::interleave`. Whole-row engines (deduplicate, first-row) use one index list
+//! every output cell is an index `(source, row)` into a pool of decoded batches, into a
+//! per-column buffer of computed scalars (sums, products, … : no allocation per row, the
+//! buffer becomes one array per flush) or into a small per-column list of computed arrays
+//! (collections, strings); a flush gathers them with `arrow_select::interleave`. Whole-row engines (deduplicate, first-row) use one index list
 //! for all columns; per-column engines (partial-update, aggregation) one list per column.
 
 use std::sync::Arc;
 
-use arrow_array::{new_null_array, Array, ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_array::types::{
+    ArrowPrimitiveType, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+};
+use arrow_array::{
+    new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, PrimitiveArray, RecordBatch,
+    RecordBatchOptions,
+};
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use arrow_select::interleave::interleave;
 
 use crate::{Error, Result};
 
 /// Sources at or above this index refer to computed values of one column.
 pub const COMPUTED: usize = 1 << 48;
+
+/// The source of cells held in the per-column scalar buffer (the row is the buffer index).
+pub const SCALARS: usize = usize::MAX;
 
 /// The pool of batches that output indices refer to. Source 0 is always a one-row all-null
 /// batch (for cells that merge to null).
@@ -60,6 +70,15 @@ impl Pool {
         self.batches.get(i)
     }
 
+    /// The Arrow type of column `c`.
+    pub fn data_type(&self, c: usize) -> Result<&ArrowType> {
+        self.schema
+            .fields()
+            .get(c)
+            .map(|f| f.data_type())
+            .ok_or_else(|| Error::internal(format!("merge pool has no column {c}")))
+    }
+
     /// Column `c` of source `src`.
     pub fn column(&self, src: usize, c: usize) -> Result<&ArrayRef> {
         self.batches
@@ -93,6 +112,7 @@ pub struct Output {
     rows: Vec<(usize, usize)>,
     columns: Vec<Vec<(usize, usize)>>,
     computed: Vec<Vec<ArrayRef>>,
+    scalars: Vec<Vec<Scalar>>,
     len: usize,
 }
 
@@ -104,6 +124,7 @@ impl Output {
             rows: Vec::new(),
             columns: vec![Vec::new(); if per_column { ncols } else { 0 }],
             computed: vec![Vec::new(); if per_column { ncols } else { 0 }],
+            scalars: vec![Vec::new(); if per_column { ncols } else { 0 }],
             len: 0,
         }
     }
@@ -131,15 +152,24 @@ impl Output {
     }
 
     /// Emits a row assembled per column: `cells[c]` is the source cell of column `c`, or a
-    /// computed one-value array.
+    /// computed scalar or one-value array. The cells are left null.
     pub fn push_cells(&mut self, cells: &mut [Cell]) -> Result<()> {
         if !self.per_column || cells.len() != self.columns.len() {
             return Err(Error::internal("per-column output used with a row layout"));
         }
-        for ((col, comp), cell) in self.columns.iter_mut().zip(&mut self.computed).zip(cells) {
+        let targets = self
+            .columns
+            .iter_mut()
+            .zip(&mut self.computed)
+            .zip(&mut self.scalars);
+        for (((col, comp), scalars), cell) in targets.zip(cells) {
             match std::mem::replace(cell, Cell::Null) {
                 Cell::Null => col.push((Pool::NULL, 0)),
                 Cell::At(src, row) => col.push((src, row)),
+                Cell::Scalar(v) => {
+                    scalars.push(v);
+                    col.push((SCALARS, scalars.len() - 1));
+                }
                 Cell::Value(a) => {
                     comp.push(a);
                     col.push((COMPUTED + comp.len() - 1, 0));
@@ -158,16 +188,27 @@ impl Output {
             let mut arrays: Vec<&dyn Array> =
                 pool.batches.iter().map(|b| b.column(c).as_ref()).collect();
             let col = if self.per_column {
+                let scalars = self.scalars.get(c).map(Vec::as_slice).unwrap_or_default();
+                let scalars = match scalars.is_empty() {
+                    true => None,
+                    false => Some(scalar_array(pool.data_type(c)?, scalars)?),
+                };
                 let comp = self.computed.get(c).map(Vec::as_slice).unwrap_or_default();
-                arrays.extend(comp.iter().map(|a| a.as_ref()));
                 let base = pool.batches.len();
+                let comp_base = base + usize::from(scalars.is_some());
+                arrays.extend(scalars.as_deref());
+                arrays.extend(comp.iter().map(|a| a.as_ref()));
                 let idx = self
                     .columns
                     .get_mut(c)
                     .ok_or_else(|| Error::internal("output column missing"))?;
-                for (src, _) in idx.iter_mut() {
-                    if *src >= COMPUTED {
-                        *src = base + (*src - COMPUTED);
+                if comp_base > base || !comp.is_empty() {
+                    for (src, _) in idx.iter_mut() {
+                        if *src == SCALARS {
+                            *src = base;
+                        } else if *src >= COMPUTED {
+                            *src = comp_base + (*src - COMPUTED);
+                        }
                     }
                 }
                 interleave(&arrays, idx)?
@@ -179,6 +220,7 @@ impl Output {
         self.rows.clear();
         self.columns.iter_mut().for_each(Vec::clear);
         self.computed.iter_mut().for_each(Vec::clear);
+        self.scalars.iter_mut().for_each(Vec::clear);
         let rows = self.len;
         self.len = 0;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
@@ -198,6 +240,93 @@ pub enum Cell {
     Null,
     /// The value at `(source, row)` of the same column.
     At(usize, usize),
-    /// A computed one-row array.
+    /// A computed scalar of the column's type (no allocation).
+    Scalar(Scalar),
+    /// A computed one-row array (collections, strings).
     Value(ArrayRef),
 }
+
+/// A computed non-null value of a numeric or boolean column; the column's Arrow type says
+/// how it is stored (and [`Output`] appends it to a buffer, not to an array of its own).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// A TINYINT / SMALLINT / INT / BIGINT, already range-checked for the column's width.
+    Int(i64),
+    /// A FLOAT.
+    F32(f32),
+    /// A DOUBLE.
+    F64(f64),
+    /// The unscaled value of a DECIMAL.
+    Decimal(i128),
+    /// A BOOLEAN.
+    Bool(bool),
+}
+
+fn mismatch(t: &ArrowType, v: &Scalar) -> Error {
+    Error::internal(format!("computed {v:?} does not fit a {t} column"))
+}
+
+/// The values of `values`, each converted by `f` (a mismatch is an internal error).
+fn each<N>(t: &ArrowType, values: &[Scalar], f: impl Fn(&Scalar) -> Option<N>) -> Result<Vec<N>> {
+    values
+        .iter()
+        .map(|s| f(s).ok_or_else(|| mismatch(t, s)))
+        .collect()
+}
+
+fn ints<T: ArrowPrimitiveType>(t: &ArrowType, values: &[Scalar]) -> Result<ArrayRef>
+where
+    T::Native: TryFrom<i64>,
+{
+    let v = each(t, values, |s| match s {
+        Scalar::Int(x) => T::Native::try_from(*x).ok(),
+        _ => None,
+    })?;
+    Ok(Arc::new(PrimitiveArray::<T>::from_iter_values(v)))
+}
+
+/// One array of type `t` holding `values` (one per flush and column).
+fn scalar_array(t: &ArrowType, values: &[Scalar]) -> Result<ArrayRef> {
+    Ok(match t {
+        ArrowType::Int8 => ints::<Int8Type>(t, values)?,
+        ArrowType::Int16 => ints::<Int16Type>(t, values)?,
+        ArrowType::Int32 => ints::<Int32Type>(t, values)?,
+        ArrowType::Int64 => ints::<Int64Type>(t, values)?,
+        ArrowType::Float32 => Arc::new(PrimitiveArray::<Float32Type>::from(each(
+            t,
+            values,
+            |s| match s {
+                Scalar::F32(x) => Some(*x),
+                _ => None,
+            },
+        )?)),
+        ArrowType::Float64 => Arc::new(PrimitiveArray::<Float64Type>::from(each(
+            t,
+            values,
+            |s| match s {
+                Scalar::F64(x) => Some(*x),
+                _ => None,
+            },
+        )?)),
+        ArrowType::Decimal128(p, s) => {
+            let v = each(t, values, |v| match v {
+                Scalar::Decimal(x) => Some(*x),
+                _ => None,
+            })?;
+            Arc::new(Decimal128Array::from(v).with_precision_and_scale(*p, *s)?)
+        }
+        ArrowType::Boolean => Arc::new(BooleanArray::from(each(t, values, |s| match s {
+            Scalar::Bool(b) => Some(*b),
+            _ => None,
+        })?)),
+        other => {
+            return Err(Error::internal(format!(
+                "computed scalar in a {other} column"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+#[path = "scalar_tests.rs"]
+mod scalar_tests;

@@ -30,11 +30,9 @@
 use std::collections::BTreeSet;
 
 use arrow_array::Array;
-use arrow_ord::ord::make_comparator;
-use arrow_schema::SortOptions;
 
 use super::aggregate::{configured_function, field_aggregator, AggFunction};
-use super::field_agg::{value, FieldAgg};
+use super::field_agg::{compare_values, value, FieldAgg};
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
 use crate::read::evolution::KEY_FIELD_ID_START;
@@ -390,7 +388,7 @@ impl PartialUpdate {
                 (None, None) => continue,
                 (None, Some(_)) => std::cmp::Ordering::Less,
                 (Some(_), None) => std::cmp::Ordering::Greater,
-                (Some(a), Some(b)) => make_comparator(a.0, b.0, SortOptions::default())?(a.1, b.1),
+                (Some(a), Some(b)) => compare_values(a, b)?,
             };
             if ord.is_ne() {
                 return Ok(Some(ord));
@@ -432,10 +430,12 @@ impl PartialUpdate {
             let Some(ord) = self.compare(r, g, pool)? else {
                 continue;
             };
-            let seq = self.groups.get(g).cloned().unwrap_or_default();
+            let seq = self.groups.get(g).map(Vec::as_slice).unwrap_or_default();
             if ord.is_ge() && seq.contains(&i) {
-                for s in seq {
-                    self.set(s, input.clone());
+                for &s in seq {
+                    if let Some(x) = self.row.get_mut(s) {
+                        *x = input.clone();
+                    }
                     if let Some(p) = self.processed.get_mut(s) {
                         *p = true;
                     }
@@ -473,16 +473,19 @@ impl PartialUpdate {
             let Some(ord) = self.compare(r, g, pool)? else {
                 continue;
             };
-            let seq = self.groups.get(g).cloned().unwrap_or_default();
+            let seq = self.groups.get(g).map(Vec::as_slice).unwrap_or_default();
             if ord.is_ge() && seq.contains(&i) {
-                for s in seq {
+                let mut delete = false;
+                for &s in seq {
                     if !self.updated.get(s).copied().unwrap_or(true) {
                         if r.kind == DELETE && self.delete_on_group.get(s).copied().unwrap_or(false)
                         {
-                            self.delete_row = true;
-                            return self.init_row(r, pool);
+                            delete = true;
+                            break;
                         }
-                        self.set(s, input.clone());
+                        if let Some(x) = self.row.get_mut(s) {
+                            *x = input.clone();
+                        }
                         if let Some(u) = self.updated.get_mut(s) {
                             *u = true;
                         }
@@ -490,6 +493,10 @@ impl PartialUpdate {
                     if let Some(p) = self.processed.get_mut(s) {
                         *p = true;
                     }
+                }
+                if delete {
+                    self.delete_row = true;
+                    return self.init_row(r, pool);
                 }
                 continue;
             }
