@@ -7,6 +7,9 @@ use crate::spec::manifest::{
 };
 use crate::Result;
 
+/// Manifests up to this size are decoded on the calling task.
+const INLINE_DECODE_BYTES: usize = 64 * 1024;
+
 /// Locations of the files in `<table>/manifest/`.
 #[derive(Debug, Clone)]
 pub(crate) struct ManifestReader {
@@ -34,9 +37,13 @@ impl ManifestReader {
         decode_manifest_list(&b, &path)
     }
 
-    /// All entries of manifest `name`; decoding runs off the I/O task.
+    /// All entries of manifest `name`; decoding of a large manifest runs off the I/O task (a
+    /// small one decodes faster than a hop to the blocking pool).
     pub(crate) async fn manifest(&self, name: &str) -> Result<Vec<ManifestEntry>> {
         let (path, b) = self.bytes(name).await?;
+        if b.len() <= INLINE_DECODE_BYTES {
+            return decode_manifest(&b, &path);
+        }
         tokio::task::spawn_blocking(move || decode_manifest(&b, &path)).await?
     }
 
