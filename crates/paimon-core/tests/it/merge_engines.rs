@@ -1,6 +1,6 @@
 //! Merge engines end to end: partial-update with sequence groups (with retracts and
 //! `remove-record-on-sequence-group`), aggregates inside partial-update, `collect`,
-//! `merge_map`, and the rejected `count`, on tables written by pypaimon 2.1.0 in several
+//! `merge_map` and `count` (Java 0.8's), on tables written by pypaimon 2.1.0 in several
 //! commits (`scripts/gen-merge-engine-tables.py`). Each table's expected rows come from the
 //! generator's own model of Java Paimon 2.0.
 

@@ -504,3 +504,44 @@ async fn first_and_last_values_with_retracts() {
     ];
     assert_eq!(int_of(&one(&fnn, &f, &recs).await.unwrap()), Some(2));
 }
+
+#[tokio::test]
+async fn count_follows_java_08_field_count_agg() {
+    let count = [("fields.v.aggregate-function", "count")];
+    let f = field("v", TypeKind::Int);
+    // First record non-null: 1, then +1 per non-null record; nulls keep the count.
+    let got = one(
+        &count,
+        &f,
+        &[ins(int(Some(42))), ins(int(None)), ins(int(Some(7)))],
+    )
+    .await
+    .unwrap();
+    assert_eq!(int_of(&got), Some(2));
+    // A null first record starts at 0; a retract subtracts one.
+    let got = one(
+        &count,
+        &f,
+        &[ins(int(None)), ins(int(None)), ret(int(Some(3)))],
+    )
+    .await
+    .unwrap();
+    assert_eq!(int_of(&got), Some(-1));
+    // A retract of a non-null into a null accumulator gives -1; a null retract keeps it.
+    let got = one(&count, &f, &[ret(int(Some(1))), ret(int(None))])
+        .await
+        .unwrap();
+    assert_eq!(int_of(&got), Some(-1));
+    // Java's casts wrap (`(byte) (acc + 1)`), no overflow error.
+    let t = field("v", TypeKind::TinyInt);
+    let tiny = |v: Option<i8>| -> ArrayRef { Arc::new(Int8Array::from(vec![v])) };
+    let mut recs = vec![ins(tiny(Some(1)))];
+    recs.extend((0..127).map(|_| ins(tiny(Some(9)))));
+    let got = one(&count, &t, &recs).await.unwrap();
+    assert_eq!(got.as_primitive::<Int8Type>().value(0), i8::MIN);
+    // Only integer columns.
+    let err = one(&count, &field("v", TypeKind::Double), &[ins(int(Some(1)))])
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("count column"), "{err}");
+}

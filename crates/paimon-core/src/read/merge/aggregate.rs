@@ -9,10 +9,10 @@
 //! `first_not_null_value`), `bool_and`, `bool_or`, `listagg` (`fields.<f>.list-agg-delimiter`,
 //! `fields.<f>.distinct`), `collect` (ARRAY, `fields.<f>.distinct`) and `merge_map` (MAP);
 //! the functions themselves live in [`super::field_agg`] (shared with partial-update). Any
-//! other name is an "unsupported aggregate" error; `count` existed only in Java 0.8
-//! (`FieldCountAgg`, removed in 0.9 by apache/paimon#3932), so it is rejected like Java 2.0
-//! rejects it. Type checks are those of the Java factories (`sum`/`product` numeric,
-//! `bool_*` BOOLEAN, `listagg` STRING, `collect` ARRAY, `merge_map` MAP).
+//! other name is an "unsupported aggregate" error. `count` existed only in Java 0.8
+//! (`FieldCountAgg`, removed in 0.9 by apache/paimon#3932; Java 2.0 rejects the name): it is
+//! read here with 0.8's semantics so that tables written then stay readable. Type checks are those of the Java factories (`sum`/`product` numeric,
+//! `bool_*` BOOLEAN, `listagg` STRING, `collect` ARRAY, `merge_map` MAP, `count` an integer).
 //!
 //! A group of two or more records is folded record by record: `agg` for `+I`/`+U`, `retract`
 //! for `-U`/`-D` (an error for functions without a retract, unless
@@ -80,6 +80,9 @@ pub enum AggFunction {
     },
     /// `merge_map` (MAP).
     MergeMap,
+    /// `count` (TINYINT, SMALLINT, INT, BIGINT): Java 0.8's `FieldCountAgg`, for tables written
+    /// before 0.9 removed it.
+    Count,
 }
 
 fn type_error(what: &str, field: &DataField) -> Error {
@@ -196,12 +199,16 @@ impl AggFunction {
                 AggFunction::MergeMap
             }
             "count" => {
-                // Java removed `count` in 0.9 (apache/paimon#3932); 2.0 rejects the name.
-                return Err(Error::unsupported(
-                    "unsupported aggregate function 'count': Use unsupported aggregation: count \
-                     or spell aggregate function incorrectly! (Paimon removed 'count' in 0.9)",
-                )
-                .with_context("field", field.name.clone()));
+                if !matches!(
+                    kind,
+                    TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt
+                ) {
+                    return Err(type_error(
+                        "Data type for count column must be TINYINT, SMALLINT, INT or BIGINT",
+                        field,
+                    ));
+                }
+                AggFunction::Count
             }
             other => {
                 return Err(
@@ -229,6 +236,7 @@ impl AggFunction {
             AggFunction::ListAgg { .. } => "listagg",
             AggFunction::Collect { .. } => "collect",
             AggFunction::MergeMap => "merge_map",
+            AggFunction::Count => "count",
         }
     }
 }

@@ -147,6 +147,9 @@ impl FieldAgg {
 
     /// `agg(acc, input)` of column `c`.
     pub fn agg(&mut self, acc: Cell, input: Cell, pool: &Pool, c: usize) -> Result<Cell> {
+        if matches!(self.func, AggFunction::Count) {
+            return count(acc, input, pool, c, 1);
+        }
         if matches!(
             self.func,
             AggFunction::Sum | AggFunction::Product | AggFunction::BoolAnd | AggFunction::BoolOr
@@ -207,6 +210,9 @@ impl FieldAgg {
         if matches!(self.func, AggFunction::Sum | AggFunction::Product) {
             return self.retract_numeric(acc, input, pool, c);
         }
+        if matches!(self.func, AggFunction::Count) {
+            return count(acc, input, pool, c, -1);
+        }
         let a = value(&acc, pool, c)?;
         let i = value(&input, pool, c)?;
         let picked = match &self.func {
@@ -246,6 +252,31 @@ impl FieldAgg {
             _ => acc,
         })
     }
+}
+
+/// Java 0.8 `FieldCountAgg#agg` (`step` 1) and `#retract` (`step` -1): a null accumulator
+/// becomes 0 (null input) or `step`; a null input keeps the accumulator; otherwise the
+/// accumulator moves by `step`, wrapping in the column's width as Java's casts do.
+fn count(acc: Cell, input: Cell, pool: &Pool, c: usize, step: i64) -> Result<Cell> {
+    let (a, i) = (scalar(&acc, pool, c)?, scalar(&input, pool, c)?);
+    let n = match (a, i) {
+        (None, None) => 0,
+        (None, Some(_)) => step,
+        (Some(_), None) => return Ok(acc),
+        (Some(Scalar::Int(a)), Some(_)) => a.wrapping_add(step),
+        (Some(other), _) => {
+            return Err(Error::internal(format!(
+                "count accumulator is not an integer: {other:?}"
+            )))
+        }
+    };
+    let wrapped = match pool.data_type(c)? {
+        ArrowType::Int8 => i64::from(n as i8),
+        ArrowType::Int16 => i64::from(n as i16),
+        ArrowType::Int32 => i64::from(n as i32),
+        _ => n,
+    };
+    Ok(Cell::Scalar(Scalar::Int(wrapped)))
 }
 
 fn pick(keep_acc: bool) -> Picked {
