@@ -74,6 +74,16 @@ pub fn value<'a>(cell: &'a Cell, pool: &'a Pool, c: usize) -> Result<Option<Val<
     Ok((!a.is_null(i)).then_some((a, i)))
 }
 
+/// Whether `cell` is null in column `c`.
+fn is_null(cell: &Cell, pool: &Pool, c: usize) -> Result<bool> {
+    Ok(match cell {
+        Cell::Null => true,
+        Cell::At(src, row) => pool.column(*src, c)?.is_null(*row),
+        Cell::Value(a) => a.is_null(0),
+        Cell::Scalar(_) => false,
+    })
+}
+
 /// The value of `cell` in column `c` as a [`Scalar`] (numeric and boolean columns), `None`
 /// when null.
 pub fn scalar(cell: &Cell, pool: &Pool, c: usize) -> Result<Option<Scalar>> {
@@ -147,8 +157,18 @@ impl FieldAgg {
 
     /// `agg(acc, input)` of column `c`.
     pub fn agg(&mut self, acc: Cell, input: Cell, pool: &Pool, c: usize) -> Result<Cell> {
-        if matches!(self.func, AggFunction::Count) {
-            return count(acc, input, pool, c, 1);
+        match self.func {
+            AggFunction::Count => return count(acc, input, pool, c, 1),
+            // The common functions need no value, at most the input's null bit.
+            AggFunction::Keep | AggFunction::LastValue => return Ok(input),
+            AggFunction::LastNonNull => {
+                return Ok(if is_null(&input, pool, c)? {
+                    acc
+                } else {
+                    input
+                });
+            }
+            _ => {}
         }
         if matches!(
             self.func,
