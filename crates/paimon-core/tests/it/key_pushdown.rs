@@ -7,19 +7,9 @@ use paimon_core::catalog::Table;
 use paimon_core::expr::{filter_batch, parse_predicate};
 use paimon_core::read::{ReadMetricsSnapshot, TableRead};
 use paimon_core::render::batch_to_json_rows;
-use serde_json::{Map, Value};
 
-use crate::common::{java_table, plain, plan, Query};
+use crate::common::{java_table, json_rows, plan, render, Query};
 use crate::pypaimon::pypaimon_fixtures;
-
-fn render(rows: Vec<Map<String, Value>>) -> Vec<String> {
-    let mut out: Vec<String> = rows
-        .iter()
-        .map(|r| r.values().map(plain).collect::<Vec<_>>().join(", "))
-        .collect();
-    out.sort();
-    out
-}
 
 /// Reads with the predicate pushed as usual; also returns the read's metrics.
 async fn pushed(
@@ -38,13 +28,8 @@ async fn pushed(
         .bind(table.schema())
         .unwrap();
     let read = TableRead::new(table).with_predicate(Some(pred));
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
-    let mut rows = vec![];
-    for b in &batches {
-        rows.extend(batch_to_json_rows(b, &fields).unwrap());
-    }
-    (render(rows), read.metrics())
+    let rows = json_rows(&read, p.splits).await.unwrap();
+    (render(&rows), read.metrics())
 }
 
 /// Reads everything (no pruning, no pushdown), then filters the merged rows.
@@ -67,7 +52,7 @@ async fn unpushed(table: &Table, filter: &str, snapshot: Option<i64>) -> Vec<Str
         let b = arrow_select::filter::filter_record_batch(b, &mask).unwrap();
         rows.extend(batch_to_json_rows(&b, &fields).unwrap());
     }
-    render(rows)
+    render(&rows)
 }
 
 async fn assert_same(table: &Table, filters: &[&str], snapshot: Option<i64>) {

@@ -14,7 +14,7 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use serde_json::{Map, Value};
 
-use crate::common::{java_table, plan, Query};
+use crate::common::{java_table, json_rows, plan, Query};
 
 type Row = Map<String, Value>;
 
@@ -24,13 +24,7 @@ const POS: &str = "__paimon_row_index";
 /// Reads `plan` with metadata columns.
 async fn read_meta(table: &Table, plan: Plan) -> Vec<Row> {
     let read = TableRead::new(table).with_metadata(true).unwrap();
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
-    let mut out = vec![];
-    for b in &batches {
-        out.extend(batch_to_json_rows(b, &fields).unwrap());
-    }
-    out
+    json_rows(&read, plan.splits).await.unwrap()
 }
 
 /// Every stored row of every file of `plan`, by location (system columns included for
