@@ -2,11 +2,10 @@
 
 use std::path::Path;
 
-use paimon_core::catalog::Table;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use paimon_core::{Error, ErrorKind};
 
-use crate::common::{java_table, java_table_copy, try_count_rows};
+use crate::common::{java_table_copy, open_java, try_count_rows};
 
 /// A private copy of `parquet/append_09`.
 fn scratch() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -94,7 +93,7 @@ async fn missing_and_corrupt_data_files() {
 
 #[tokio::test]
 async fn unknown_option_override_is_rejected() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let e = ScanContextBuilder::new(table.clone())
         .with_option("scan.snapshot-idd", "1")
         .build()

@@ -126,6 +126,11 @@ pub async fn try_count_rows(path: &str) -> paimon_core::Result<usize> {
     Ok(batches.iter().map(|b| b.num_rows()).sum())
 }
 
+/// Opens Java fixture table `rel` (see [`java_table`]).
+pub async fn open_java(rel: &str) -> Table {
+    Table::open(&java_table(rel)).await.unwrap()
+}
+
 /// Renders one JSON value the way fixture READMEs write values.
 pub fn plain(v: &Value) -> String {
     match v {

@@ -8,7 +8,7 @@ use paimon_core::expr::{filter_batch, parse_predicate};
 use paimon_core::read::{ReadMetricsSnapshot, TableRead};
 use paimon_core::render::batch_to_json_rows;
 
-use crate::common::{java_table, json_rows, plan, render, Query};
+use crate::common::{json_rows, open_java, plan, render, Query};
 use crate::pypaimon::pypaimon_fixtures;
 
 /// Reads with the predicate pushed as usual; also returns the read's metrics.
@@ -69,9 +69,7 @@ async fn assert_same(table: &Table, filters: &[&str], snapshot: Option<i64>) {
 
 #[tokio::test]
 async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
-    let mor = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let mor = open_java("parquet/pk_table_scan_and_read_mor").await;
     let filters = [
         "f0 = 'Alex'",
         "f0 = 'Bob'",
@@ -85,9 +83,7 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     for snapshot in [None, Some(2), Some(4)] {
         assert_same(&mor, &filters, snapshot).await;
     }
-    let partial = Table::open(&java_table("parquet/pk_table_partial_update"))
-        .await
-        .unwrap();
+    let partial = open_java("parquet/pk_table_partial_update").await;
     assert_same(
         &partial,
         &["k0 = 1", "k1 = 1 AND v0 > 100", "k0 >= 1 AND k1 < 1"],
@@ -95,9 +91,7 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     )
     .await;
     // Renamed and swapped key columns, `sequence.field` ordering.
-    let evolved = Table::open(&java_table("parquet/pk_table_with_mor"))
-        .await
-        .unwrap();
+    let evolved = open_java("parquet/pk_table_with_mor").await;
     assert_same(
         &evolved,
         &["k0 = 0", "k1 = 1 AND p0 = 0", "k0 = 1 AND s1 = 'driver'"],
@@ -105,18 +99,14 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     )
     .await;
     for fmt in ["parquet", "orc"] {
-        let dv = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let dv = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         assert_same(&dv, &["f0 = 'Alex'", "f0 > 'D' AND f3 < 20"], None).await;
     }
 }
 
 #[tokio::test]
 async fn a_stale_version_never_answers_a_mixed_predicate() {
-    let mor = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let mor = open_java("parquet/pk_table_scan_and_read_mor").await;
     // Alex: 16.1 (commit 1), 21.2 (commit 4), deleted (commit 5).
     let alex = |v: f64| format!("f0 = 'Alex' AND f3 = {v}");
     assert!(pushed(&mor, &alex(16.1), Some(4)).await.0.is_empty());

@@ -14,7 +14,7 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use serde_json::{Map, Value};
 
-use crate::common::{java_table, json_rows, plan, Query};
+use crate::common::{json_rows, open_java, plan, Query};
 
 type Row = Map<String, Value>;
 
@@ -110,9 +110,7 @@ fn find<'a>(out: &'a [Row], f0: &str) -> Option<&'a Row> {
 #[tokio::test]
 async fn positions_skip_rows_deleted_by_deletion_vectors() {
     for fmt in ["parquet", "orc"] {
-        let table = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let table = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let dvs = deletion_vectors(&table, &p).await;
@@ -172,9 +170,7 @@ async fn positions_skip_rows_deleted_by_deletion_vectors() {
 #[tokio::test]
 async fn positions_with_row_ranges_and_deletion_vectors() {
     for fmt in ["parquet", "orc"] {
-        let table = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let table = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         let mut p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let dvs = deletion_vectors(&table, &p).await;
@@ -246,7 +242,7 @@ async fn merged_rows_name_the_winning_record() {
         ),
     ];
     for (rel, snapshot, keys, values) in cases {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let q = Query {
             snapshot,
             ..Query::default()
@@ -281,9 +277,7 @@ async fn merged_rows_name_the_winning_record() {
     // Alex at snapshot 4 (bucket f2=0 never compacted, three level-0 runs): the row names the
     // 3-row file of commit 4 (sorted by key: Alex, Marco, Skye) at position 0; Bob's is the
     // 5-row file of commit 1 (Alex, Bob, David, Emily, Tony) at position 1.
-    let table = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let table = open_java("parquet/pk_table_scan_and_read_mor").await;
     let p = plan(
         &table,
         &Query {
@@ -320,7 +314,7 @@ async fn append_tables_in_every_format() {
         "avro/append_with_multiple_ts_precision_and_timezone",
         "orc/append_09",
     ] {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let out = read_meta(&table, p.clone()).await;
@@ -346,11 +340,7 @@ async fn append_tables_in_every_format() {
 
 #[tokio::test]
 async fn avro_positions_with_row_ranges() {
-    let table = Table::open(&java_table(
-        "avro/append_with_multiple_ts_precision_and_timezone",
-    ))
-    .await
-    .unwrap();
+    let table = open_java("avro/append_with_multiple_ts_precision_and_timezone").await;
     let mut p = plan(&table, &Query::default()).await;
     let raw = raw_files(&table, &p).await;
     let rows: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
@@ -380,7 +370,7 @@ async fn avro_positions_with_row_ranges() {
 
 #[tokio::test]
 async fn metadata_columns_can_be_selected_by_name() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let p = plan(&table, &Query::default()).await;
     let read = TableRead::new(&table)
         .with_projection(&[POS.to_string(), "f0".to_string()])
@@ -393,7 +383,7 @@ async fn metadata_columns_can_be_selected_by_name() {
     assert!(batches.iter().all(|b| b.num_columns() == 2));
     // Only metadata columns: nothing is decoded from the files, rows are still counted.
     for rel in ["parquet/append_09", "orc/append_09"] {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let p = plan(&table, &Query::default()).await;
         let total: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
         let read = TableRead::new(&table)

@@ -4,7 +4,7 @@ use paimon_core::catalog::Table;
 use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
 use paimon_core::ErrorKind;
 
-use crate::common::{java_table, java_table_copy};
+use crate::common::{java_table_copy, open_java};
 
 async fn plan_at(
     table: &Table,
@@ -21,7 +21,7 @@ async fn plan_at(
 
 #[tokio::test]
 async fn timestamp_selects_the_latest_snapshot_at_or_before() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let snaps = table.snapshot_manager().snapshots().await.unwrap();
     for s in &snaps {
         let p = plan_at(&table, SnapshotSelector::TimestampMillis(s.time_millis))

@@ -346,7 +346,7 @@ fn string(v: Option<Val<'_>>) -> Result<Option<Cow<'_, str>>> {
         .map(|s| Cow::Owned(s.to_string())))
 }
 
-/// Java `StringUtils.isBlank` (every char [`java_is_whitespace`], i.e. `Character.isWhitespace`).
+/// Java `StringUtils.isBlank`: every char is [`java_is_whitespace`].
 fn java_blank(s: &str) -> bool {
     s.chars().all(java_is_whitespace)
 }
