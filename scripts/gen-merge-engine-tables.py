@@ -163,6 +163,15 @@ def seq_cmp(a, b):
 
 
 # ---------------------------------------------------------------- Java model: partial-update
+def group_order(r, row, seq, processed):
+    """None when every sequence field SEQ of a group is null in R (the group is skipped and its
+    fields marked processed); else whether R's sequence is at least the row's."""
+    if all(r[s] is None for s in seq):
+        processed.update(seq)
+        return None
+    return seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
+
+
 def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
     """PartialUpdateMergeFunction over the records of one key (ascending); None = no row."""
     group_of = {}
@@ -186,10 +195,9 @@ def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
                 if gi is None or f in processed:
                     continue
                 seq = groups[gi][0]
-                if all(r[s] is None for s in seq):
-                    processed.update(seq)
+                ge = group_order(r, row, seq, processed)
+                if ge is None:
                     continue
-                ge = seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
                 if ge and f in seq:
                     for s in seq:
                         if s not in updated:
@@ -219,10 +227,9 @@ def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
             if f in processed:
                 continue
             seq = groups[gi][0]
-            if all(r[s] is None for s in seq):
-                processed.update(seq)
+            ge = group_order(r, row, seq, processed)
+            if ge is None:
                 continue
-            ge = seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
             if ge and f in seq:
                 for s in seq:
                     row[s] = r[s]
