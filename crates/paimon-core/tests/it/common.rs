@@ -131,6 +131,16 @@ pub async fn open_java(rel: &str) -> Table {
     Table::open(&java_table(rel)).await.unwrap()
 }
 
+/// The names of the table's schema fields, in order.
+pub fn column_names(table: &Table) -> Vec<String> {
+    table
+        .schema()
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .collect()
+}
+
 /// Renders one JSON value the way fixture READMEs write values.
 pub fn plain(v: &Value) -> String {
     match v {

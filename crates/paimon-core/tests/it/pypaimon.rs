@@ -9,7 +9,7 @@ use paimon_core::read::TableRead;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::{Map, Value};
 
-use crate::common::{generated_tables, json_rows};
+use crate::common::{column_names, generated_tables, json_rows};
 
 /// The generated fixtures, or `None` (a failure under CI) when they were not generated.
 pub fn pypaimon_fixtures() -> Option<PathBuf> {
@@ -147,12 +147,7 @@ pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
         let mut read = TableRead::new(&table).with_predicate(pred);
         let cols: Vec<String> = match q["projection"].as_array() {
             Some(p) => p.iter().map(|c| c.as_str().unwrap().to_string()).collect(),
-            None => table
-                .schema()
-                .fields
-                .iter()
-                .map(|f| f.name.clone())
-                .collect(),
+            None => column_names(&table),
         };
         read = read.with_projection(&cols).unwrap();
         let mut got: Vec<String> = json_rows(&read, plan.splits)

@@ -14,7 +14,7 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use serde_json::{Map, Value};
 
-use crate::common::{json_rows, open_java, plan, Query};
+use crate::common::{column_names, json_rows, open_java, plan, Query};
 
 type Row = Map<String, Value>;
 
@@ -318,12 +318,7 @@ async fn append_tables_in_every_format() {
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let out = read_meta(&table, p.clone()).await;
-        let names: Vec<String> = table
-            .schema()
-            .fields
-            .iter()
-            .map(|f| f.name.clone())
-            .collect();
+        let names = column_names(&table);
         let cols: Vec<&str> = names.iter().map(String::as_str).collect();
         assert_sources(&raw, &out, &cols);
         let got = positions(&out);
@@ -350,12 +345,7 @@ async fn avro_positions_with_row_ranges() {
         d.row_ranges = Some(d.files.iter().map(|_| Some(vec![(0, 0), (2, 9)])).collect());
     }
     let out = read_meta(&table, p.clone()).await;
-    let cols: Vec<String> = table
-        .schema()
-        .fields
-        .iter()
-        .map(|f| f.name.clone())
-        .collect();
+    let cols = column_names(&table);
     assert_sources(
         &raw,
         &out,
