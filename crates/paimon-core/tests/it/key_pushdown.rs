@@ -4,12 +4,20 @@
 
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
-use paimon_core::expr::{filter_batch, parse_predicate};
+use paimon_core::expr::{filter_batch, parse_predicate, BoundPredicate};
 use paimon_core::read::{ReadMetricsSnapshot, TableRead};
 use paimon_core::render::batch_to_json_rows;
 
 use crate::common::{json_rows, open_java, plan, render, Query};
 use crate::pypaimon::pypaimon_fixtures;
+
+/// `filter` parsed and bound to the table's schema.
+fn bound(table: &Table, filter: &str) -> BoundPredicate {
+    parse_predicate(filter)
+        .unwrap()
+        .bind(table.schema())
+        .unwrap()
+}
 
 /// Reads with the predicate pushed as usual; also returns the read's metrics.
 async fn pushed(
@@ -23,10 +31,7 @@ async fn pushed(
         ..Query::default()
     };
     let p = plan(table, &q).await;
-    let pred = parse_predicate(filter)
-        .unwrap()
-        .bind(table.schema())
-        .unwrap();
+    let pred = bound(table, filter);
     let read = TableRead::new(table).with_predicate(Some(pred));
     let rows = json_rows(&read, p.splits).await.unwrap();
     (render(&rows), read.metrics())
@@ -39,10 +44,7 @@ async fn unpushed(table: &Table, filter: &str, snapshot: Option<i64>) -> Vec<Str
         ..Query::default()
     };
     let p = plan(table, &q).await;
-    let pred = parse_predicate(filter)
-        .unwrap()
-        .bind(table.schema())
-        .unwrap();
+    let pred = bound(table, filter);
     let read = TableRead::new(table);
     let fields = read.output_fields().to_vec();
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
