@@ -37,11 +37,13 @@ Usage: python gen-merge-engine-tables.py OUT [--seed S]
 
 import argparse
 import json
-import os
 import random
-import shutil
 
 import pyarrow as pa
+
+from pypaimon_util import (
+    commit_batch, create_table, fresh_catalog, set_options, unique_keys_fold, write_tables_json,
+)
 
 KEYS = 14
 COMMITS = 4
@@ -161,6 +163,15 @@ def seq_cmp(a, b):
 
 
 # ---------------------------------------------------------------- Java model: partial-update
+def group_order(r, row, seq, processed):
+    """None when every sequence field SEQ of a group is null in R (the group is skipped and its
+    fields marked processed); else whether R's sequence is at least the row's."""
+    if all(r[s] is None for s in seq):
+        processed.update(seq)
+        return None
+    return seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
+
+
 def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
     """PartialUpdateMergeFunction over the records of one key (ascending); None = no row."""
     group_of = {}
@@ -184,10 +195,9 @@ def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
                 if gi is None or f in processed:
                     continue
                 seq = groups[gi][0]
-                if all(r[s] is None for s in seq):
-                    processed.update(seq)
+                ge = group_order(r, row, seq, processed)
+                if ge is None:
                     continue
-                ge = seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
                 if ge and f in seq:
                     for s in seq:
                         if s not in updated:
@@ -217,10 +227,9 @@ def partial_update(records, cols, pk, groups, aggs, remove_on_group=()):
             if f in processed:
                 continue
             seq = groups[gi][0]
-            if all(r[s] is None for s in seq):
-                processed.update(seq)
+            ge = group_order(r, row, seq, processed)
+            if ge is None:
                 continue
-            ge = seq_cmp([r[s] for s in seq], [row[s] for s in seq]) >= 0
             if ge and f in seq:
                 for s in seq:
                     row[s] = r[s]
@@ -263,37 +272,13 @@ def merge_all(commits, merge):
 
 # ---------------------------------------------------------------- writing
 def write_table(catalog, name, schema, options, commits, final_options):
-    from pypaimon import Schema
-    from pypaimon.schema.schema_change import SchemaChange
     ident = "me." + name
-    catalog.create_table(ident, Schema.from_pyarrow_schema(
-        schema, primary_keys=["k"], options=options), False)
-    table = catalog.get_table(ident)
+    table = create_table(catalog, ident, schema, options, primary_keys=["k"])
     for rows in commits:
-        builder = table.new_batch_write_builder()
-        writer, committer = builder.new_write(), builder.new_commit()
-        writer.write_arrow(pa.Table.from_pylist(rows, schema=schema))
-        committer.commit(writer.prepare_commit())
-        writer.close()
-        committer.close()
+        commit_batch(table, rows, schema)
     if final_options:
-        catalog.alter_table(ident, [SchemaChange.set_option(k, v)
-                                    for k, v in final_options.items()])
+        set_options(catalog, ident, final_options)
     return catalog.get_table(ident)
-
-
-def unique_keys_fold():
-    """pypaimon's writer folds every buffered key through its merge function, whose
-    partial-update refuses `-U`/`-D` even for a lone record. Each commit here holds every key at
-    most once, so the fold is the identity: replace it by an identity that checks this."""
-    from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
-
-    def identity(self, data):
-        keys = data.column(0).to_pylist()
-        assert len(keys) == len(set(keys)), "a commit repeats a key"
-        return data
-
-    KeyValueDataWriter._merge_pending_by_pk = identity
 
 
 def pypaimon_rows(table):
@@ -470,13 +455,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
-    from pypaimon import CatalogFactory
-    out = os.path.abspath(args.out)
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    catalog = CatalogFactory.create({"warehouse": os.path.join(out, "warehouse")})
-    catalog.create_database("me", False)
+    catalog = fresh_catalog(args.out, "me")
+    # Each commit here holds every key at most once.
     unique_keys_fold()
     rng = random.Random(args.seed)
     listing = []
@@ -503,8 +483,7 @@ def main():
                 assert want == have, "pypaimon reads %s differently:\n%s\n%s" % (name, want, have)
                 entry["pypaimon_reader"] = "supported, same rows"
         listing.append(entry)
-    with open(os.path.join(out, "tables.json"), "w") as f:
-        json.dump({"seed": args.seed, "writer": "pypaimon 2.1.0", "tables": listing}, f, indent=1)
+    write_tables_json(args.out, listing, seed=args.seed, writer="pypaimon 2.1.0")
     for e in listing:
         print(e["name"], len(e.get("expected", [])), "rows;", "pypaimon reader:",
               e["pypaimon_reader"])

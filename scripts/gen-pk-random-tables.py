@@ -55,12 +55,13 @@ Usage: python gen-pk-random-tables.py OUT [--seed S] [--tables N]
 
 import argparse
 import dataclasses
-import json
-import os
 import random
-import shutil
 
 import pyarrow as pa
+
+from pypaimon_util import (
+    commit_batch, create_table, fresh_catalog, set_options, unique_keys_fold, write_tables_json,
+)
 
 KEYS = 24
 VALUE_COLS = ("v1", "v2", "v3")
@@ -319,24 +320,6 @@ def maybe(rng, v, p=0.3):
 
 
 # ---------------------------------------------------------------- writing
-def unique_keys_fold():
-    """pypaimon's writer folds every buffered key through its merge function, whose
-    partial-update refuses `-U`/`-D` (and which refuses to be built for partial-update with
-    `ignore-delete` / `remove-record-on-delete`). Every commit holds each key at most once, so
-    the fold is the identity: replace it by an identity that checks this, and build no merge
-    function (the data writer's default is never called then)."""
-    from pypaimon.write.file_store_write import FileStoreWrite
-    from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
-
-    def identity(self, data):
-        keys = data.column(0).to_pylist()
-        assert len(keys) == len(set(keys)), "a commit repeats a key"
-        return data
-
-    KeyValueDataWriter._merge_pending_by_pk = identity
-    FileStoreWrite._build_pk_merge_function = lambda self: None
-
-
 def schema_of(t):
     fields = [pa.field("k", pa.int32(), nullable=False)]
     if t["partitioned"]:
@@ -347,14 +330,12 @@ def schema_of(t):
 
 def write_data(catalog, rng, t):
     """Writes the commits; returns the files of the model (one per partition, bucket, commit)."""
-    from pypaimon import Schema
     from pypaimon.write.row_key_extractor import FixedBucketRowKeyExtractor
     schema = schema_of(t)
     ident = "pkr." + t["name"]
-    catalog.create_table(ident, Schema.from_pyarrow_schema(
-        schema, partition_keys=["p"] if t["partitioned"] else None,
-        primary_keys=["k", "p"] if t["partitioned"] else ["k"], options=t["options"]), False)
-    table = catalog.get_table(ident)
+    table = create_table(catalog, ident, schema, t["options"],
+                         primary_keys=["k", "p"] if t["partitioned"] else ["k"],
+                         partition_keys=["p"] if t["partitioned"] else None)
     extractor = FixedBucketRowKeyExtractor(table.table_schema)
     files = []
     for c in range(t["commits"]):
@@ -366,36 +347,29 @@ def write_data(catalog, rng, t):
             # The writer drops retracts when `ignore-delete` is set (RowKindFilter).
             if not ("ignore-delete" in t["options"] and is_retract(r["rk"])):
                 groups.setdefault((tuple(part), b), []).append(r)
-        builder = table.new_batch_write_builder()
-        writer = builder.new_write()
-        writer.write_arrow(data)
-        msgs = writer.prepare_commit()
         level = 0 if t["layout"] == "l0" or (t["last_on_l0"] and c == t["commits"] - 1) \
             else 5 - c
-        for m in msgs:
-            assert len(m.new_files) == 1, "one file per bucket and commit"
-            f = m.new_files[0]
-            frows = sorted(groups.pop((tuple(m.partition), m.bucket)), key=lambda r: r["k"])
-            assert f.row_count == len(frows), (f.row_count, len(frows))
-            deletes = sum(is_retract(r["rk"]) for r in frows)
-            # pypaimon records 0 even for files with retract rows; Java records the count.
-            assert f.delete_row_count in (0, deletes), f.delete_row_count
-            m.new_files = [dataclasses.replace(f, level=level, delete_row_count=deletes,
-                                               file_source=1 if level else f.file_source)]
-            files.append({"partition": tuple(m.partition), "bucket": m.bucket,
-                          "name": f.file_name, "level": level, "commit": c, "rows": frows,
-                          "delete_rows": deletes, "seq": (f.min_sequence_number,
-                                                          f.max_sequence_number)})
-        assert not groups, "rows without a file"
-        committer = builder.new_commit()
-        committer.commit(msgs)
-        writer.close()
-        committer.close()
+
+        def relevel(msgs):
+            for m in msgs:
+                assert len(m.new_files) == 1, "one file per bucket and commit"
+                f = m.new_files[0]
+                frows = sorted(groups.pop((tuple(m.partition), m.bucket)), key=lambda r: r["k"])
+                assert f.row_count == len(frows), (f.row_count, len(frows))
+                deletes = sum(is_retract(r["rk"]) for r in frows)
+                # pypaimon records 0 even for files with retract rows; Java records the count.
+                assert f.delete_row_count in (0, deletes), f.delete_row_count
+                m.new_files = [dataclasses.replace(f, level=level, delete_row_count=deletes,
+                                                   file_source=1 if level else f.file_source)]
+                files.append({"partition": tuple(m.partition), "bucket": m.bucket,
+                              "name": f.file_name, "level": level, "commit": c, "rows": frows,
+                              "delete_rows": deletes, "seq": (f.min_sequence_number,
+                                                              f.max_sequence_number)})
+            assert not groups, "rows without a file"
+
+        commit_batch(table, data, adjust=relevel)
     if t["late_options"]:
-        from pypaimon.schema.schema_change import SchemaChange
-        catalog.alter_table(ident, [SchemaChange.set_option(k, v)
-                                    for k, v in t["late_options"].items()])
-        table = catalog.get_table(ident)
+        table = set_options(catalog, ident, t["late_options"])
     return table, files
 
 
@@ -451,18 +425,12 @@ def main():
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--tables", type=int, default=16)
     args = ap.parse_args()
-    from pypaimon import CatalogFactory
-    out = os.path.abspath(args.out)
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    catalog = CatalogFactory.create({"warehouse": os.path.join(out, "warehouse")})
-    catalog.create_database("pkr", False)
-    unique_keys_fold()
+    catalog = fresh_catalog(args.out, "pkr")
+    # Every commit holds each key at most once.
+    unique_keys_fold(no_merge_function=True)
     rng = random.Random(args.seed)
     tables = [make_table(catalog, rng, i) for i in range(args.tables)]
-    with open(os.path.join(out, "tables.json"), "w") as f:
-        json.dump({"seed": args.seed, "writer": "pypaimon 2.1.0", "tables": tables}, f, indent=1)
+    write_tables_json(args.out, tables, seed=args.seed, writer="pypaimon 2.1.0")
     for t in tables:
         print(t["name"], t["engine"], t["layout"], "dv=" + t["dv"], len(t["expected"]), "rows",
               t["dv_rows"], "dv'd", "buckets:", t["bucket_reads"])

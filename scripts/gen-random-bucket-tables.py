@@ -14,12 +14,12 @@ Usage: python gen-random-bucket-tables.py OUT [--seed S] [--tables N]
 import argparse
 import datetime
 import decimal
-import json
 import os
 import random
-import shutil
 
 import pyarrow as pa
+
+from pypaimon_util import commit_batch, create_table, fresh_catalog, write_tables_json
 
 KEY_TYPES = {
     "INT": (pa.int32(), lambda r: r.randint(-50, 50)),
@@ -32,7 +32,6 @@ KEY_TYPES = {
 
 
 def make_table(catalog, rng, idx):
-    from pypaimon import Schema
     nkeys = 1 if rng.random() < 0.7 else 2
     key_types = [rng.choice(list(KEY_TYPES)) for _ in range(nkeys)]
     keys = ["k%d" % i for i in range(nkeys)]
@@ -49,10 +48,8 @@ def make_table(catalog, rng, idx):
         options["bucket-key"] = ",".join(keys)
     primary = (keys + (["p"] if partitioned else [])) if pk else None
     name = "t%02d" % idx
-    catalog.create_table("rnd." + name, Schema.from_pyarrow_schema(
-        schema, partition_keys=["p"] if partitioned else None, primary_keys=primary,
-        options=options), False)
-    table = catalog.get_table("rnd." + name)
+    table = create_table(catalog, "rnd." + name, schema, options, primary_keys=primary,
+                         partition_keys=["p"] if partitioned else None)
     seen = []
     for commit in range(rng.randint(2, 3)):
         rows = []
@@ -71,12 +68,7 @@ def make_table(catalog, rng, idx):
                 dedup[tuple(r[c] for c in primary)] = r
             rows = list(dedup.values())
         seen.extend(rows)
-        builder = table.new_batch_write_builder()
-        writer, committer = builder.new_write(), builder.new_commit()
-        writer.write_arrow(pa.Table.from_pylist(rows, schema=schema))
-        committer.commit(writer.prepare_commit())
-        writer.close()
-        committer.close()
+        commit_batch(table, rows, schema)
     return {"name": name, "path": "warehouse/rnd.db/" + name, "bucket_keys": keys,
             "key_types": key_types, "buckets": buckets, "primary_key": pk}
 
@@ -87,18 +79,11 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--tables", type=int, default=10)
     args = ap.parse_args()
-    from pypaimon import CatalogFactory
-    out = os.path.abspath(args.out)
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    catalog = CatalogFactory.create({"warehouse": os.path.join(out, "warehouse")})
-    catalog.create_database("rnd", False)
+    catalog = fresh_catalog(args.out, "rnd")
     rng = random.Random(args.seed)
     tables = [make_table(catalog, rng, i) for i in range(args.tables)]
-    with open(os.path.join(out, "tables.json"), "w") as f:
-        json.dump({"seed": args.seed, "tables": tables}, f, indent=1)
-    print("wrote", len(tables), "random tables to", out)
+    write_tables_json(args.out, tables, seed=args.seed)
+    print("wrote", len(tables), "random tables to", os.path.abspath(args.out))
 
 
 if __name__ == "__main__":

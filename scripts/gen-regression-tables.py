@@ -23,27 +23,20 @@ Usage: python gen-regression-tables.py OUT
 """
 
 import dataclasses
-import json
 import os
-import shutil
 import sys
 
 import pyarrow as pa
+
+from pypaimon_util import commit_batch, create_table, fresh_catalog, write_tables_json
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
 
 
 def write_level0(table, ids, prefix):
     """Commits one batch; returns the commit messages (one level-0 file)."""
-    builder = table.new_batch_write_builder()
-    write = builder.new_write()
-    write.write_arrow(pa.table({"id": ids, "v": ["%s%d" % (prefix, i) for i in ids]}, schema=SCHEMA))
-    messages = write.prepare_commit()
-    write.close()
-    commit = builder.new_commit()
-    commit.commit(messages)
-    commit.close()
-    return messages
+    data = pa.table({"id": ids, "v": ["%s%d" % (prefix, i) for i in ids]}, schema=SCHEMA)
+    return commit_batch(table, data)
 
 
 def commit_upgrade(table, message, add_first):
@@ -75,11 +68,8 @@ def commit_upgrade(table, message, add_first):
 
 
 def make_table(catalog, name, add_first):
-    from pypaimon import Schema
-
-    catalog.create_table("reg." + name, Schema.from_pyarrow_schema(
-        SCHEMA, primary_keys=["id"], options={"bucket": "1", "file.format": "parquet"}), False)
-    table = catalog.get_table("reg." + name)
+    table = create_table(catalog, "reg." + name, SCHEMA,
+                         {"bucket": "1", "file.format": "parquet"}, primary_keys=["id"])
     model = {}
     snapshots = {}
     first = write_level0(table, list(range(0, 10)), "a")
@@ -109,16 +99,10 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = os.path.abspath(sys.argv[1])
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
-    from pypaimon import CatalogFactory
-
-    catalog = CatalogFactory.create({"warehouse": os.path.join(out, "warehouse")})
-    catalog.create_database("reg", False)
+    catalog = fresh_catalog(out, "reg")
     tables = [make_table(catalog, "upgrade_add_first", True),
               make_table(catalog, "upgrade_delete_first", False)]
-    with open(os.path.join(out, "tables.json"), "w") as f:
-        json.dump({"tables": tables}, f, indent=1)
+    write_tables_json(out, tables)
     print("wrote %d tables to %s" % (len(tables), out))
 
 

@@ -33,12 +33,12 @@ medians.
 """
 
 import argparse
-import os
-import shutil
 import time
 
 import numpy as np
 import pyarrow as pa
+
+from pypaimon_util import commit_batch, create_table, fresh_catalog, set_options, unique_keys_fold
 
 BUCKETS = "8"
 
@@ -58,12 +58,6 @@ PU = pa.schema([
     ("g1", pa.float64()),
     ("g2", pa.string()),
 ])
-
-
-def identity_fold():
-    """Each commit holds every key at most once: the writer's per-key fold is the identity."""
-    from pypaimon.write.writer.key_value_data_writer import KeyValueDataWriter
-    KeyValueDataWriter._merge_pending_by_pk = lambda self, data: data
 
 
 def names(ids, gen):
@@ -104,28 +98,16 @@ def pu_batch(ids, gen, rng):
     }, schema=PU)
 
 
-def write(table, data):
-    builder = table.new_batch_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(data)
-    committer.commit(writer.prepare_commit())
-    writer.close()
-    committer.close()
-
-
 def make(catalog, name, schema, options, batch, runs, later=None):
-    from pypaimon import Schema
-    from pypaimon.schema.schema_change import SchemaChange
     ident = "bench." + name
-    catalog.create_table(ident, Schema.from_pyarrow_schema(
-        schema, primary_keys=["id"], options=dict(options, bucket=BUCKETS)), False)
-    table = catalog.get_table(ident)
+    table = create_table(catalog, ident, schema, dict(options, bucket=BUCKETS),
+                         primary_keys=["id"])
     rng = np.random.default_rng(20260601)
     start = time.time()
     for gen, ids in enumerate(runs):
-        write(table, batch(ids, gen, rng))
+        commit_batch(table, batch(ids, gen, rng))
     if later:
-        catalog.alter_table(ident, [SchemaChange.set_option(k, v) for k, v in later.items()])
+        set_options(catalog, ident, later)
     print("%s: %d records in %d commits, %.1fs" % (
         ident, sum(len(r) for r in runs), len(runs), time.time() - start))
 
@@ -136,12 +118,9 @@ def main():
     ap.add_argument("warehouse")
     ap.add_argument("--rows", type=int, default=1_000_000)
     args = ap.parse_args()
-    from pypaimon import CatalogFactory
-    if os.path.exists(args.warehouse):
-        shutil.rmtree(args.warehouse)
-    catalog = CatalogFactory.create({"warehouse": os.path.abspath(args.warehouse)})
-    catalog.create_database("bench", False)
-    identity_fold()
+    catalog = fresh_catalog(args.warehouse, "bench", warehouse=None)
+    # Each commit holds every key at most once (unchecked: a million keys per commit).
+    unique_keys_fold(check=False)
     rng = np.random.default_rng(42)
     n = args.rows
     runs = [rng.permutation(n).astype(np.int64)]

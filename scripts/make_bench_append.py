@@ -10,11 +10,11 @@ Usage: .venv-pypaimon/bin/python scripts/make_bench_append.py WAREHOUSE [--rows 
 """
 
 import argparse
-import os
-import shutil
 
 import numpy as np
 import pyarrow as pa
+
+from pypaimon_util import commit_batch, create_table, fresh_catalog
 
 SCHEMA = pa.schema([
     pa.field("id", pa.int64(), nullable=False),
@@ -32,14 +32,8 @@ def main():
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--files", type=int, default=16)
     args = ap.parse_args()
-    from pypaimon import CatalogFactory, Schema
-    if os.path.exists(args.warehouse):
-        shutil.rmtree(args.warehouse)
-    catalog = CatalogFactory.create({"warehouse": os.path.abspath(args.warehouse)})
-    catalog.create_database("bench", False)
-    catalog.create_table("bench.append_wide", Schema.from_pyarrow_schema(
-        SCHEMA, options={"bucket": "-1"}), False)
-    table = catalog.get_table("bench.append_wide")
+    catalog = fresh_catalog(args.warehouse, "bench", warehouse=None)
+    table = create_table(catalog, "bench.append_wide", SCHEMA, {"bucket": "-1"})
     rng = np.random.default_rng(20240601)
     per = args.rows // args.files
     for f in range(args.files):
@@ -53,12 +47,7 @@ def main():
             "ts": pa.array(1_700_000_000_000_000 + ids * 1000, pa.timestamp("us")),
             "amount": pa.array(rng.integers(0, 10_000_000, per), pa.int64()).cast(pa.decimal128(19, 0)).cast(pa.decimal128(12, 2)),
         }, schema=SCHEMA)
-        builder = table.new_batch_write_builder()
-        writer, committer = builder.new_write(), builder.new_commit()
-        writer.write_arrow(batch)
-        committer.commit(writer.prepare_commit())
-        writer.close()
-        committer.close()
+        commit_batch(table, batch)
     print("wrote", args.rows, "rows in", args.files, "commits to", args.warehouse)
 
 

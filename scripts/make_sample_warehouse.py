@@ -22,10 +22,11 @@ import decimal
 import importlib.metadata
 import os
 import random
-import shutil
 import sys
 
 import pyarrow as pa
+
+from pypaimon_util import commit_batch, create_table, fresh_catalog
 
 SEED = 20240601
 DB = "demo"
@@ -60,19 +61,12 @@ EVENTS_SCHEMA = pa.schema([
 
 def write(table, schema, rows):
     """One commit through pypaimon's public batch-write API."""
-    builder = table.new_batch_write_builder()
-    writer, committer = builder.new_write(), builder.new_commit()
-    writer.write_arrow(pa.Table.from_pylist(rows, schema=schema))
-    committer.commit(writer.prepare_commit())
-    writer.close()
-    committer.close()
+    commit_batch(table, rows, schema)
 
 
 def create(catalog, name, schema, options, primary_keys=None, partition_keys=None):
-    from pypaimon import Schema
     ident = "%s.%s" % (DB, name)
-    catalog.create_table(ident, Schema.from_pyarrow_schema(
-        schema, partition_keys=partition_keys, primary_keys=primary_keys, options=options), False)
+    create_table(catalog, ident, schema, options, primary_keys, partition_keys)
     return ident
 
 
@@ -160,13 +154,7 @@ def main():
     if version != TESTED_PYPAIMON:
         print("warning: written for pypaimon %s, running %s" % (TESTED_PYPAIMON, version),
               file=sys.stderr)
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-
-    from pypaimon import CatalogFactory
-    catalog = CatalogFactory.create({"warehouse": out})
-    catalog.create_database(DB, False)
+    catalog = fresh_catalog(out, DB, warehouse=None)
     rng = random.Random(SEED)
     facts = {"o": make_orders(rng, catalog), "c": make_customers(rng, catalog),
              "e": make_events(rng, catalog)}

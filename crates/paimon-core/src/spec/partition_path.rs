@@ -92,8 +92,9 @@ pub fn escape_path_name(s: &str) -> String {
     out
 }
 
-/// Java `Character.isWhitespace`.
-fn java_is_whitespace(c: char) -> bool {
+/// Java `Character.isWhitespace`: space, line and paragraph separators except the
+/// non-breaking ones, and `\t \n \u{b} \u{c} \r \u{1c}`–`\u{1f}`.
+pub(crate) fn java_is_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t'..='\r'

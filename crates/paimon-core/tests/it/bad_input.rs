@@ -2,45 +2,18 @@
 
 use std::path::Path;
 
-use futures::TryStreamExt;
-use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use paimon_core::{Error, ErrorKind};
 
-use crate::common::java_table;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
-}
+use crate::common::{java_table_copy, open_java, try_count_rows};
 
 /// A private copy of `parquet/append_09`.
 fn scratch() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("append_09");
-    copy_dir(Path::new(&java_table("parquet/append_09")), &t);
-    (dir, t)
+    java_table_copy("parquet/append_09")
 }
 
 async fn read_all(path: &Path) -> Result<usize, Error> {
-    let table = Table::open(path.to_str().unwrap()).await?;
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-        .plan()
-        .await?;
-    let batches: Vec<_> = TableRead::new(&table)
-        .read(plan.splits)?
-        .try_collect()
-        .await?;
-    Ok(batches.iter().map(|b| b.num_rows()).sum())
+    try_count_rows(path.to_str().unwrap()).await
 }
 
 fn first_file(dir: &Path, prefix: &str) -> std::path::PathBuf {
@@ -120,7 +93,7 @@ async fn missing_and_corrupt_data_files() {
 
 #[tokio::test]
 async fn unknown_option_override_is_rejected() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let e = ScanContextBuilder::new(table.clone())
         .with_option("scan.snapshot-idd", "1")
         .build()
@@ -160,10 +133,7 @@ async fn truncated_and_garbled_orc_and_avro_data_files() {
         "orc/append_09",
         "avro/append_with_multiple_ts_precision_and_timezone",
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let name = rel.rsplit('/').next().unwrap();
-        let t = dir.path().join(name);
-        copy_dir(Path::new(&java_table(rel)), &t);
+        let (_dir, t) = java_table_copy(rel);
         assert!(read_all(&t).await.unwrap() > 0, "{rel}");
         let f = first_data_file(&t).unwrap();
         let file_name = f.file_name().unwrap().to_str().unwrap().to_string();

@@ -5,31 +5,22 @@
 
 use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::read::TableRead;
-use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::{json, Map, Value};
 
 use crate::bucket_pruning::{assert_same_rows, key_predicates, plan, Rng};
+use crate::common::{generated_tables, json_rows, open_indexed, tables_index};
 
 fn random_tables() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_RANDOM_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/random-bucket-tables")
-        });
-    if p.join("tables.json").is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var("CI").is_err(),
-        "random tables missing at {}: run scripts/test.sh",
-        p.display()
-    );
-    eprintln!("skipping: random tables missing at {}", p.display());
-    None
+    generated_tables(
+        "PAIMON_RANDOM_TABLES",
+        "random-bucket-tables",
+        "tables.json",
+        "random tables",
+        "run scripts/test.sh",
+    )
 }
 
 async fn all_rows(table: &Table) -> Vec<Map<String, Value>> {
@@ -37,26 +28,18 @@ async fn all_rows(table: &Table) -> Vec<Map<String, Value>> {
         .plan()
         .await
         .unwrap();
-    let read = TableRead::new(table);
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
-    batches
-        .iter()
-        .flat_map(|b| batch_to_json_rows(b, &fields).unwrap())
-        .collect()
+    json_rows(&TableRead::new(table), plan.splits)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn random_tables_prune_like_unpruned_scans() {
     let Some(root) = random_tables() else { return };
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(root.join("tables.json")).unwrap()).unwrap();
     let mut rng = Rng(0x00c0_ffee_d00d_0042);
     let (mut checked, mut pruned_some) = (0, 0);
-    for t in index["tables"].as_array().unwrap() {
-        let table = Table::open(root.join(t["path"].as_str().unwrap()).to_str().unwrap())
-            .await
-            .unwrap();
+    for t in &tables_index(&root) {
+        let table = open_indexed(&root, t).await;
         let rows = all_rows(&table).await;
         assert!(!rows.is_empty());
         let keys: Vec<String> = t["bucket_keys"]

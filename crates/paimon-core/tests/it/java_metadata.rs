@@ -4,7 +4,7 @@ use paimon_core::catalog::Table;
 use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
 use paimon_core::ErrorKind;
 
-use crate::common::{java_table, plan, Query};
+use crate::common::{open_java, plan, Query};
 
 #[tokio::test]
 async fn plan_counts_match_snapshot_record_counts() {
@@ -13,7 +13,7 @@ async fn plan_counts_match_snapshot_record_counts() {
         "orc/append_09",
         "parquet/append_table_with_alter_table",
     ] {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         for s in table.snapshot_manager().snapshots().await.unwrap() {
             let p = plan(
                 &table,
@@ -31,7 +31,7 @@ async fn plan_counts_match_snapshot_record_counts() {
 
 #[tokio::test]
 async fn partition_and_bucket_pruning_metrics() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let all = plan(&table, &Query::default()).await;
     let p = plan(
         &table,
@@ -58,7 +58,7 @@ async fn partition_and_bucket_pruning_metrics() {
 
 #[tokio::test]
 async fn missing_snapshot_and_tag_are_clear_errors() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let ctx = ScanContextBuilder::new(table.clone())
         .with_snapshot(SnapshotSelector::Id(42))
         .build()
@@ -80,7 +80,7 @@ async fn missing_snapshot_and_tag_are_clear_errors() {
 
 #[tokio::test]
 async fn splits_survive_serde() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let p = plan(&table, &Query::default()).await;
     let json = serde_json::to_string(&p.splits).unwrap();
     let back: Vec<paimon_core::scan::Split> = serde_json::from_str(&json).unwrap();

@@ -1,7 +1,7 @@
 //! Primary-key tables written by Java Paimon: merge-on-read, deletion vectors, merge engines,
 //! schema evolution and time travel, with exactly the rows their READMEs give.
 
-use crate::common::{java_table, plan, read_rows, rows, Query};
+use crate::common::{java_table, open_java, plan, read_rows, rows, Query};
 use paimon_core::catalog::Table;
 
 const TWO_ROADS: &str = "Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference.";
@@ -241,7 +241,7 @@ async fn metadata_columns_show_the_winning_version() {
     }
     assert_eq!(seen, 11);
     // Append tables have the file-path and row-index columns only.
-    let append = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let append = open_java("parquet/append_09").await;
     let read = TableRead::new(&append).with_metadata(true).unwrap();
     let names: Vec<&str> = read
         .output_fields()

@@ -4,21 +4,19 @@
 
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
-use paimon_core::expr::{filter_batch, parse_predicate};
+use paimon_core::expr::{filter_batch, parse_predicate, BoundPredicate};
 use paimon_core::read::{ReadMetricsSnapshot, TableRead};
 use paimon_core::render::batch_to_json_rows;
-use serde_json::{Map, Value};
 
-use crate::common::{java_table, plain, plan, Query};
+use crate::common::{json_rows, open_java, plan, render, Query};
 use crate::pypaimon::pypaimon_fixtures;
 
-fn render(rows: Vec<Map<String, Value>>) -> Vec<String> {
-    let mut out: Vec<String> = rows
-        .iter()
-        .map(|r| r.values().map(plain).collect::<Vec<_>>().join(", "))
-        .collect();
-    out.sort();
-    out
+/// `filter` parsed and bound to the table's schema.
+fn bound(table: &Table, filter: &str) -> BoundPredicate {
+    parse_predicate(filter)
+        .unwrap()
+        .bind(table.schema())
+        .unwrap()
 }
 
 /// Reads with the predicate pushed as usual; also returns the read's metrics.
@@ -33,18 +31,10 @@ async fn pushed(
         ..Query::default()
     };
     let p = plan(table, &q).await;
-    let pred = parse_predicate(filter)
-        .unwrap()
-        .bind(table.schema())
-        .unwrap();
+    let pred = bound(table, filter);
     let read = TableRead::new(table).with_predicate(Some(pred));
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
-    let mut rows = vec![];
-    for b in &batches {
-        rows.extend(batch_to_json_rows(b, &fields).unwrap());
-    }
-    (render(rows), read.metrics())
+    let rows = json_rows(&read, p.splits).await.unwrap();
+    (render(&rows), read.metrics())
 }
 
 /// Reads everything (no pruning, no pushdown), then filters the merged rows.
@@ -54,10 +44,7 @@ async fn unpushed(table: &Table, filter: &str, snapshot: Option<i64>) -> Vec<Str
         ..Query::default()
     };
     let p = plan(table, &q).await;
-    let pred = parse_predicate(filter)
-        .unwrap()
-        .bind(table.schema())
-        .unwrap();
+    let pred = bound(table, filter);
     let read = TableRead::new(table);
     let fields = read.output_fields().to_vec();
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
@@ -67,7 +54,7 @@ async fn unpushed(table: &Table, filter: &str, snapshot: Option<i64>) -> Vec<Str
         let b = arrow_select::filter::filter_record_batch(b, &mask).unwrap();
         rows.extend(batch_to_json_rows(&b, &fields).unwrap());
     }
-    render(rows)
+    render(&rows)
 }
 
 async fn assert_same(table: &Table, filters: &[&str], snapshot: Option<i64>) {
@@ -84,9 +71,7 @@ async fn assert_same(table: &Table, filters: &[&str], snapshot: Option<i64>) {
 
 #[tokio::test]
 async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
-    let mor = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let mor = open_java("parquet/pk_table_scan_and_read_mor").await;
     let filters = [
         "f0 = 'Alex'",
         "f0 = 'Bob'",
@@ -100,9 +85,7 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     for snapshot in [None, Some(2), Some(4)] {
         assert_same(&mor, &filters, snapshot).await;
     }
-    let partial = Table::open(&java_table("parquet/pk_table_partial_update"))
-        .await
-        .unwrap();
+    let partial = open_java("parquet/pk_table_partial_update").await;
     assert_same(
         &partial,
         &["k0 = 1", "k1 = 1 AND v0 > 100", "k0 >= 1 AND k1 < 1"],
@@ -110,9 +93,7 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     )
     .await;
     // Renamed and swapped key columns, `sequence.field` ordering.
-    let evolved = Table::open(&java_table("parquet/pk_table_with_mor"))
-        .await
-        .unwrap();
+    let evolved = open_java("parquet/pk_table_with_mor").await;
     assert_same(
         &evolved,
         &["k0 = 0", "k1 = 1 AND p0 = 0", "k0 = 1 AND s1 = 'driver'"],
@@ -120,18 +101,14 @@ async fn key_predicates_on_java_pk_tables_match_the_unpushed_read() {
     )
     .await;
     for fmt in ["parquet", "orc"] {
-        let dv = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let dv = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         assert_same(&dv, &["f0 = 'Alex'", "f0 > 'D' AND f3 < 20"], None).await;
     }
 }
 
 #[tokio::test]
 async fn a_stale_version_never_answers_a_mixed_predicate() {
-    let mor = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let mor = open_java("parquet/pk_table_scan_and_read_mor").await;
     // Alex: 16.1 (commit 1), 21.2 (commit 4), deleted (commit 5).
     let alex = |v: f64| format!("f0 = 'Alex' AND f3 = {v}");
     assert!(pushed(&mor, &alex(16.1), Some(4)).await.0.is_empty());

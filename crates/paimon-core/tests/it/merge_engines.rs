@@ -6,29 +6,21 @@
 
 use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::read::TableRead;
-use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::Value;
 
+use crate::common::{generated_tables, json_rows, open_indexed, tables_index};
+
 fn merge_engine_tables() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_MERGE_ENGINE_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/merge-engine-tables")
-        });
-    if p.join("tables.json").is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var("CI").is_err(),
-        "merge-engine tables missing at {}: run scripts/test.sh",
-        p.display()
-    );
-    eprintln!("skipping: merge-engine tables missing at {}", p.display());
-    None
+    generated_tables(
+        "PAIMON_MERGE_ENGINE_TABLES",
+        "merge-engine-tables",
+        "tables.json",
+        "merge-engine tables",
+        "run scripts/test.sh",
+    )
 }
 
 async fn rows(table: &Table, columns: Option<&[&str]>) -> paimon_core::Result<Vec<Value>> {
@@ -40,24 +32,13 @@ async fn rows(table: &Table, columns: Option<&[&str]>) -> paimon_core::Result<Ve
         let c: Vec<String> = c.iter().map(|s| s.to_string()).collect();
         read = read.with_projection(&c)?;
     }
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(plan.splits)?.try_collect().await?;
-    let mut out = Vec::new();
-    for b in &batches {
-        out.extend(
-            batch_to_json_rows(b, &fields)?
-                .into_iter()
-                .map(Value::Object),
-        );
-    }
+    let mut out: Vec<Value> = json_rows(&read, plan.splits)
+        .await?
+        .into_iter()
+        .map(Value::Object)
+        .collect();
     out.sort_by_key(|r| r["k"].as_i64());
     Ok(out)
-}
-
-fn index(root: &std::path::Path) -> Vec<Value> {
-    let v: Value =
-        serde_json::from_slice(&std::fs::read(root.join("tables.json")).unwrap()).unwrap();
-    v["tables"].as_array().unwrap().clone()
 }
 
 #[tokio::test]
@@ -65,13 +46,11 @@ async fn merge_engine_tables_read_as_java_merges_them() {
     let Some(root) = merge_engine_tables() else {
         return;
     };
-    let tables = index(&root);
+    let tables = tables_index(&root);
     assert!(tables.len() >= 6);
     for t in tables {
         let name = t["name"].as_str().unwrap();
-        let table = Table::open(root.join(t["path"].as_str().unwrap()).to_str().unwrap())
-            .await
-            .unwrap();
+        let table = open_indexed(&root, &t).await;
         let got = rows(&table, None).await;
         if let Some(err) = t["expected_error"].as_str() {
             let e = got.expect_err(name).to_string();
@@ -91,13 +70,11 @@ async fn projection_keeps_sequence_group_fields() {
     let Some(root) = merge_engine_tables() else {
         return;
     };
-    let t = index(&root)
+    let t = tables_index(&root)
         .into_iter()
         .find(|t| t["name"] == "pu_groups")
         .unwrap();
-    let table = Table::open(root.join(t["path"].as_str().unwrap()).to_str().unwrap())
-        .await
-        .unwrap();
+    let table = open_indexed(&root, &t).await;
     let got = rows(&table, Some(&["k", "a"])).await.unwrap();
     let want: Vec<Value> = t["expected"]
         .as_array()

@@ -7,36 +7,24 @@
 //! model of Java Paimon 2.0 (`MergeFileSplitRead`, `MergeTreeSplitGenerator`, the merge
 //! functions) computes: order-insensitive, duplicates counted.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::read::TableRead;
-use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::Value;
 
+use crate::common::{generated_tables, json_rows, open_indexed, tables_index};
 use crate::pypaimon::predicate;
 
 fn pk_random_tables() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_PK_RANDOM_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pk-random-tables")
-        });
-    if p.join("tables.json").is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var("CI").is_err(),
-        "random primary-key tables missing at {}: run scripts/test.sh",
-        p.display()
-    );
-    eprintln!(
-        "skipping: random primary-key tables missing at {}",
-        p.display()
-    );
-    None
+    generated_tables(
+        "PAIMON_PK_RANDOM_TABLES",
+        "pk-random-tables",
+        "tables.json",
+        "random primary-key tables",
+        "run scripts/test.sh",
+    )
 }
 
 /// Reads the latest snapshot of `table`, planning and filtering by `pred` when given; rows as
@@ -50,19 +38,12 @@ async fn read(table: &Table, name: &str, pred: Option<&Value>) -> Vec<String> {
     let bound = ctx.predicate.clone();
     let plan = TableScan::new(ctx).plan().await.unwrap();
     let read = TableRead::new(table).with_predicate(bound);
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read
-        .read(plan.splits)
-        .unwrap()
-        .try_collect()
+    let mut rows: Vec<String> = json_rows(&read, plan.splits)
         .await
-        .unwrap_or_else(|e| panic!("{name} {pred:?}: {e}"));
-    let mut rows: Vec<String> = Vec::new();
-    for b in &batches {
-        for r in batch_to_json_rows(b, &fields).unwrap() {
-            rows.push(Value::Object(r).to_string());
-        }
-    }
+        .unwrap_or_else(|e| panic!("{name} {pred:?}: {e}"))
+        .into_iter()
+        .map(|r| Value::Object(r).to_string())
+        .collect();
     rows.sort();
     rows
 }
@@ -83,27 +64,19 @@ fn expected(rows: &Value, fields: &[String]) -> Vec<String> {
     out
 }
 
-async fn open(root: &Path, t: &Value) -> Table {
-    Table::open(root.join(t["path"].as_str().unwrap()).to_str().unwrap())
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn random_pk_tables_read_as_the_java_model() {
     let Some(root) = pk_random_tables() else {
         return;
     };
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(root.join("tables.json")).unwrap()).unwrap();
-    let tables = index["tables"].as_array().unwrap();
+    let tables = tables_index(&root);
     assert!(tables.len() >= 8, "{}", tables.len());
     let (mut predicates, mut dv_tables, mut non_empty_filters) = (0, 0, 0);
     let (mut raw_buckets, mut merged_buckets) = (0, 0);
     let mut engines = std::collections::BTreeSet::new();
-    for t in tables {
+    for t in &tables {
         let name = t["name"].as_str().unwrap();
-        let table = open(&root, t).await;
+        let table = open_indexed(&root, t).await;
         let fields: Vec<String> = TableRead::new(&table)
             .output_fields()
             .iter()

@@ -3,34 +3,23 @@
 
 use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::expr::{CompareOp, Literal, Predicate};
 use paimon_core::read::TableRead;
-use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{ScanContextBuilder, TableScan};
 use serde_json::{Map, Value};
 
+use crate::common::{column_names, generated_tables, json_rows};
+
 /// The generated fixtures, or `None` (a failure under CI) when they were not generated.
 pub fn pypaimon_fixtures() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_PYPAIMON_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pypaimon-fixtures")
-        });
-    if p.join("fixtures.json").is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var("CI").is_err(),
-        "pypaimon fixtures missing at {}: run scripts/gen-fixtures.sh",
-        p.display()
-    );
-    eprintln!(
-        "skipping: pypaimon fixtures missing at {} (run scripts/gen-fixtures.sh)",
-        p.display()
-    );
-    None
+    generated_tables(
+        "PAIMON_PYPAIMON_FIXTURES",
+        "pypaimon-fixtures",
+        "fixtures.json",
+        "pypaimon fixtures",
+        "run scripts/gen-fixtures.sh",
+    )
 }
 
 fn literal(v: &Value) -> Literal {
@@ -158,25 +147,15 @@ pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
         let mut read = TableRead::new(&table).with_predicate(pred);
         let cols: Vec<String> = match q["projection"].as_array() {
             Some(p) => p.iter().map(|c| c.as_str().unwrap().to_string()).collect(),
-            None => table
-                .schema()
-                .fields
-                .iter()
-                .map(|f| f.name.clone())
-                .collect(),
+            None => column_names(&table),
         };
         read = read.with_projection(&cols).unwrap();
-        let fields = read.output_fields().to_vec();
-        let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
-        let mut got: Vec<String> = Vec::new();
-        for b in &batches {
-            got.extend(
-                batch_to_json_rows(b, &fields)
-                    .unwrap()
-                    .iter()
-                    .map(|r| row_key(r, &cols)),
-            );
-        }
+        let mut got: Vec<String> = json_rows(&read, plan.splits)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| row_key(r, &cols))
+            .collect();
         let mut want: Vec<String> = q["rows"]
             .as_array()
             .unwrap()

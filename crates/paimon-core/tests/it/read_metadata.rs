@@ -14,7 +14,7 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use serde_json::{Map, Value};
 
-use crate::common::{java_table, plan, Query};
+use crate::common::{column_names, json_rows, open_java, plan, Query};
 
 type Row = Map<String, Value>;
 
@@ -24,13 +24,7 @@ const POS: &str = "__paimon_row_index";
 /// Reads `plan` with metadata columns.
 async fn read_meta(table: &Table, plan: Plan) -> Vec<Row> {
     let read = TableRead::new(table).with_metadata(true).unwrap();
-    let fields = read.output_fields().to_vec();
-    let batches: Vec<_> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
-    let mut out = vec![];
-    for b in &batches {
-        out.extend(batch_to_json_rows(b, &fields).unwrap());
-    }
-    out
+    json_rows(&read, plan.splits).await.unwrap()
 }
 
 /// Every stored row of every file of `plan`, by location (system columns included for
@@ -116,9 +110,7 @@ fn find<'a>(out: &'a [Row], f0: &str) -> Option<&'a Row> {
 #[tokio::test]
 async fn positions_skip_rows_deleted_by_deletion_vectors() {
     for fmt in ["parquet", "orc"] {
-        let table = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let table = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let dvs = deletion_vectors(&table, &p).await;
@@ -178,9 +170,7 @@ async fn positions_skip_rows_deleted_by_deletion_vectors() {
 #[tokio::test]
 async fn positions_with_row_ranges_and_deletion_vectors() {
     for fmt in ["parquet", "orc"] {
-        let table = Table::open(&java_table(&format!("{fmt}/pk_table_scan_and_read_dv")))
-            .await
-            .unwrap();
+        let table = open_java(&format!("{fmt}/pk_table_scan_and_read_dv")).await;
         let mut p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let dvs = deletion_vectors(&table, &p).await;
@@ -252,7 +242,7 @@ async fn merged_rows_name_the_winning_record() {
         ),
     ];
     for (rel, snapshot, keys, values) in cases {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let q = Query {
             snapshot,
             ..Query::default()
@@ -287,9 +277,7 @@ async fn merged_rows_name_the_winning_record() {
     // Alex at snapshot 4 (bucket f2=0 never compacted, three level-0 runs): the row names the
     // 3-row file of commit 4 (sorted by key: Alex, Marco, Skye) at position 0; Bob's is the
     // 5-row file of commit 1 (Alex, Bob, David, Emily, Tony) at position 1.
-    let table = Table::open(&java_table("parquet/pk_table_scan_and_read_mor"))
-        .await
-        .unwrap();
+    let table = open_java("parquet/pk_table_scan_and_read_mor").await;
     let p = plan(
         &table,
         &Query {
@@ -326,16 +314,11 @@ async fn append_tables_in_every_format() {
         "avro/append_with_multiple_ts_precision_and_timezone",
         "orc/append_09",
     ] {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let p = plan(&table, &Query::default()).await;
         let raw = raw_files(&table, &p).await;
         let out = read_meta(&table, p.clone()).await;
-        let names: Vec<String> = table
-            .schema()
-            .fields
-            .iter()
-            .map(|f| f.name.clone())
-            .collect();
+        let names = column_names(&table);
         let cols: Vec<&str> = names.iter().map(String::as_str).collect();
         assert_sources(&raw, &out, &cols);
         let got = positions(&out);
@@ -352,11 +335,7 @@ async fn append_tables_in_every_format() {
 
 #[tokio::test]
 async fn avro_positions_with_row_ranges() {
-    let table = Table::open(&java_table(
-        "avro/append_with_multiple_ts_precision_and_timezone",
-    ))
-    .await
-    .unwrap();
+    let table = open_java("avro/append_with_multiple_ts_precision_and_timezone").await;
     let mut p = plan(&table, &Query::default()).await;
     let raw = raw_files(&table, &p).await;
     let rows: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
@@ -366,12 +345,7 @@ async fn avro_positions_with_row_ranges() {
         d.row_ranges = Some(d.files.iter().map(|_| Some(vec![(0, 0), (2, 9)])).collect());
     }
     let out = read_meta(&table, p.clone()).await;
-    let cols: Vec<String> = table
-        .schema()
-        .fields
-        .iter()
-        .map(|f| f.name.clone())
-        .collect();
+    let cols = column_names(&table);
     assert_sources(
         &raw,
         &out,
@@ -386,7 +360,7 @@ async fn avro_positions_with_row_ranges() {
 
 #[tokio::test]
 async fn metadata_columns_can_be_selected_by_name() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let p = plan(&table, &Query::default()).await;
     let read = TableRead::new(&table)
         .with_projection(&[POS.to_string(), "f0".to_string()])
@@ -399,7 +373,7 @@ async fn metadata_columns_can_be_selected_by_name() {
     assert!(batches.iter().all(|b| b.num_columns() == 2));
     // Only metadata columns: nothing is decoded from the files, rows are still counted.
     for rel in ["parquet/append_09", "orc/append_09"] {
-        let table = Table::open(&java_table(rel)).await.unwrap();
+        let table = open_java(rel).await;
         let p = plan(&table, &Query::default()).await;
         let total: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
         let read = TableRead::new(&table)

@@ -8,16 +8,15 @@
 //!   recorded length `f2` counts the size prefix and CRC (Java `Bitmap64DeletionVector`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use futures::TryStreamExt;
 use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
 use paimon_core::ErrorKind;
-use serde_json::Value;
 
-use crate::common::{java_fixtures, java_table, plan, read_rows, rows, Query};
+use crate::common::{
+    generated_tables, java_table, java_table_copy, plan, read_rows, rows, tables_index,
+    try_count_rows, Query,
+};
 use crate::dv64::{rewrite_as_bitmap64, F2};
 
 fn at(snapshot: i64) -> Query<'static> {
@@ -58,21 +57,13 @@ async fn java_upgrade_keeps_the_file_at_its_new_level() {
 /// `target/regression-tables` (or `$PAIMON_REGRESSION_TABLES`), or `None` (a failure under
 /// CI) when `scripts/gen-regression-tables.py` has not been run.
 fn regression_tables() -> Option<PathBuf> {
-    let p = std::env::var_os("PAIMON_REGRESSION_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/regression-tables")
-        });
-    if p.join("tables.json").is_file() {
-        return Some(p);
-    }
-    assert!(
-        std::env::var("CI").is_err(),
-        "regression tables missing at {}: run scripts/test.sh",
-        p.display()
-    );
-    eprintln!("skipping: regression tables missing at {}", p.display());
-    None
+    generated_tables(
+        "PAIMON_REGRESSION_TABLES",
+        "regression-tables",
+        "tables.json",
+        "regression tables",
+        "run scripts/test.sh",
+    )
 }
 
 /// pypaimon tables whose COMPACT snapshot 3 upgrades file A from level 0 to 5, with the ADD
@@ -83,11 +74,9 @@ async fn pypaimon_upgrade_in_both_entry_orders() {
     let Some(dir) = regression_tables() else {
         return;
     };
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("tables.json")).unwrap()).unwrap();
-    let tables = index["tables"].as_array().unwrap();
+    let tables = tables_index(&dir);
     assert_eq!(tables.len(), 2);
-    for t in tables {
+    for t in &tables {
         let path = dir.join(t["path"].as_str().unwrap());
         let path = path.to_str().unwrap();
         let file = t["upgraded_file"].as_str().unwrap();
@@ -116,27 +105,9 @@ fn rows_of(v: &[String]) -> Vec<String> {
     rows(&v.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
-/// Copies a directory tree (a fixture table) into `to`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A tempdir copy of Java fixture `rel` with its deletion vectors rewritten as 64-bit ones.
 fn bitmap64_copy(rel: &str, f2: F2) -> (tempfile::TempDir, String, usize) {
-    let (fmt, name) = rel.split_once('/').unwrap();
-    let from = java_fixtures().join(format!("{fmt}/{name}.db/{name}"));
-    let tmp = tempfile::tempdir().unwrap();
-    let to = tmp.path().join(name);
-    copy_dir(&from, &to);
+    let (tmp, to) = java_table_copy(rel);
     let vectors = rewrite_as_bitmap64(&to, f2);
     (tmp, to.to_str().unwrap().to_string(), vectors)
 }
@@ -194,26 +165,13 @@ async fn java_dv_tables_reencoded_as_bitmap64() {
         .any(|r| r.starts_with("Tony") || r.contains("11.1")));
 }
 
-/// Reads the latest snapshot, returning the read's error instead of panicking on it.
-async fn try_read(path: &str) -> paimon_core::Result<usize> {
-    let table = Table::open(path).await?;
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-        .plan()
-        .await?;
-    let batches: Vec<_> = TableRead::new(&table)
-        .read(plan.splits)?
-        .try_collect()
-        .await?;
-    Ok(batches.iter().map(|b| b.num_rows()).sum())
-}
-
 /// PR #785: `f2` in the 32-bit convention (L) for a 64-bit vector, or a range past the blob,
 /// is a typed error naming the index file (Java: "Size not match").
 #[tokio::test]
 async fn bitmap64_with_wrong_recorded_length_is_a_typed_error() {
     for f2 in [F2::L, F2::PastBlob] {
         let (_tmp, t, _) = bitmap64_copy("parquet/pk_table_with_dv_cardinality", f2);
-        let e = try_read(&t).await.unwrap_err();
+        let e = try_count_rows(&t).await.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::DataInvalid, "{f2:?}: {e}");
         let msg = e.to_string();
         assert!(

@@ -4,7 +4,7 @@ use paimon_core::catalog::Table;
 use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
 use paimon_core::ErrorKind;
 
-use crate::common::java_table;
+use crate::common::{java_table_copy, open_java};
 
 async fn plan_at(
     table: &Table,
@@ -21,7 +21,7 @@ async fn plan_at(
 
 #[tokio::test]
 async fn timestamp_selects_the_latest_snapshot_at_or_before() {
-    let table = Table::open(&java_table("parquet/append_09")).await.unwrap();
+    let table = open_java("parquet/append_09").await;
     let snaps = table.snapshot_manager().snapshots().await.unwrap();
     for s in &snaps {
         let p = plan_at(&table, SnapshotSelector::TimestampMillis(s.time_millis))
@@ -44,17 +44,8 @@ async fn timestamp_selects_the_latest_snapshot_at_or_before() {
 
 #[tokio::test]
 async fn tags_read_as_their_snapshot() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = std::path::PathBuf::from(java_table("parquet/append_09"));
-    let t = dir.path().join("t");
     // Tables share manifests and data by path: copy everything, then tag snapshot 2.
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(&src)
-        .arg(&t)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let (_dir, t) = java_table_copy("parquet/append_09");
     std::fs::create_dir_all(t.join("tag")).unwrap();
     let snap2 = std::fs::read_to_string(t.join("snapshot/snapshot-2")).unwrap();
     let tagged = snap2.trim_end().trim_end_matches('}').to_string()

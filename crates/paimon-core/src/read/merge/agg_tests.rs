@@ -146,6 +146,10 @@ fn ret(a: ArrayRef) -> Rec {
     (UPDATE_BEFORE_KIND, vec![a])
 }
 
+fn del(a: ArrayRef) -> Rec {
+    (DELETE_KIND, vec![a])
+}
+
 #[tokio::test]
 async fn integer_sum_and_product_overflow_fail_like_java() {
     let sum = [("fields.v.aggregate-function", "sum")];
@@ -324,7 +328,7 @@ async fn ignore_delete_does_not_change_the_aggregation_merge() {
         ("ignore-delete", "true"),
     ];
     let f = field("v", TypeKind::Int);
-    let recs = [ins(int(Some(5))), (DELETE_KIND, vec![int(Some(3))])];
+    let recs = [ins(int(Some(5))), del(int(Some(3)))];
     assert_eq!(int_of(&one(&opts, &f, &recs).await.unwrap()), Some(2));
     // A group of retracts only still yields a (+I) row.
     let recs = [ret(int(Some(5))), ret(int(Some(3)))];
@@ -339,13 +343,9 @@ async fn remove_record_on_delete_reinitialises_from_the_delete_record() {
     ];
     let f = field("v", TypeKind::Int);
     // Java `initRow`: the row restarts from the values of the -D record.
-    let recs = [
-        ins(int(Some(5))),
-        (DELETE_KIND, vec![int(Some(7))]),
-        ins(int(Some(3))),
-    ];
+    let recs = [ins(int(Some(5))), del(int(Some(7))), ins(int(Some(3)))];
     assert_eq!(int_of(&one(&opts, &f, &recs).await.unwrap()), Some(10));
-    let recs = [ins(int(Some(5))), (DELETE_KIND, vec![int(Some(7))])];
+    let recs = [ins(int(Some(5))), del(int(Some(7)))];
     assert!(merge(&opts, std::slice::from_ref(&f), &recs)
         .await
         .unwrap()
@@ -355,7 +355,7 @@ async fn remove_record_on_delete_reinitialises_from_the_delete_record() {
     assert_eq!(int_of(&one(&opts, &f, &recs).await.unwrap()), Some(-2));
     // A non-nullable field may not be null in the delete record.
     let nn = DataField::new(1, "v", DataType::not_null(TypeKind::Int));
-    let recs = [ins(int(Some(5))), (DELETE_KIND, vec![int(None)])];
+    let recs = [ins(int(Some(5))), del(int(None))];
     let err = merge(&opts, &[nn], &recs).await.unwrap_err();
     assert!(err.to_string().contains("can not be null"), "{err}");
     // ignore-retract conflicts with remove-record-on-delete.

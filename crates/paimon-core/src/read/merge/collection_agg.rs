@@ -115,11 +115,14 @@ pub fn collect_agg(
     one_list(dt, taken).map(Picked::Value)
 }
 
-/// `collect` retraction.
-pub fn collect_retract(
-    dt: &ArrowType,
+/// The shape both retractions share: a null accumulator stays null; a null or empty
+/// retraction leaves the accumulator unchanged; otherwise `remove(acc, retract)`, given both
+/// sides decoded by `decode`, computes the one-row result.
+fn retract_by(
     acc: Option<Val<'_>>,
     input: Option<Val<'_>>,
+    decode: fn(Val<'_>) -> Result<ArrayRef>,
+    remove: impl FnOnce(&ArrayRef, &ArrayRef) -> Result<ArrayRef>,
 ) -> Result<Picked> {
     let (Some(a), Some(r)) = (acc, input) else {
         return Ok(if acc.is_none() {
@@ -128,24 +131,35 @@ pub fn collect_retract(
             Picked::Acc
         });
     };
-    let acc_values = list_values(a)?;
-    let retract = list_values(r)?;
-    if retract.is_empty() {
+    let a = decode(a)?;
+    let r = decode(r)?;
+    if r.is_empty() {
         return Ok(Picked::Acc);
     }
-    let cmp = comparator(&acc_values, &retract)?;
-    let mut remaining: Vec<usize> = (0..retract.len()).collect();
-    let mut keep = Vec::new();
-    for i in 0..acc_values.len() {
-        match remaining.iter().position(|&j| cmp(i, j).is_eq()) {
-            Some(p) => {
-                remaining.remove(p);
+    remove(&a, &r).map(Picked::Value)
+}
+
+/// `collect` retraction.
+pub fn collect_retract(
+    dt: &ArrowType,
+    acc: Option<Val<'_>>,
+    input: Option<Val<'_>>,
+) -> Result<Picked> {
+    retract_by(acc, input, list_values, |acc_values, retract| {
+        let cmp = comparator(acc_values, retract)?;
+        let mut remaining: Vec<usize> = (0..retract.len()).collect();
+        let mut keep = Vec::new();
+        for i in 0..acc_values.len() {
+            match remaining.iter().position(|&j| cmp(i, j).is_eq()) {
+                Some(p) => {
+                    remaining.remove(p);
+                }
+                None => keep.push(i),
             }
-            None => keep.push(i),
         }
-    }
-    let taken = take(&acc_values, &indices(&keep)?, None)?;
-    one_list(dt, taken).map(Picked::Value)
+        let taken = take(acc_values, &indices(&keep)?, None)?;
+        one_list(dt, taken)
+    })
 }
 
 /// `merge_map` of two values.
@@ -188,25 +202,15 @@ pub fn merge_map_retract(
     acc: Option<Val<'_>>,
     input: Option<Val<'_>>,
 ) -> Result<Picked> {
-    let (Some(a), Some(r)) = (acc, input) else {
-        return Ok(if acc.is_none() {
-            Picked::Null
-        } else {
-            Picked::Acc
-        });
-    };
-    let a = map_entries(a)?;
-    let r = map_entries(r)?;
-    if r.is_empty() {
-        return Ok(Picked::Acc);
-    }
-    let (ak, rk) = (a.as_struct().column(0), r.as_struct().column(0));
-    let cmp = comparator(ak, rk)?;
-    let keep: Vec<usize> = (0..a.len())
-        .filter(|&k| !(0..r.len()).any(|j| cmp(k, j).is_eq()))
-        .collect();
-    let taken = take(&a, &indices(&keep)?, None)?;
-    one_map(dt, &taken).map(Picked::Value)
+    retract_by(acc, input, map_entries, |a, r| {
+        let (ak, rk) = (a.as_struct().column(0), r.as_struct().column(0));
+        let cmp = comparator(ak, rk)?;
+        let keep: Vec<usize> = (0..a.len())
+            .filter(|&k| !(0..r.len()).any(|j| cmp(k, j).is_eq()))
+            .collect();
+        let taken = take(a, &indices(&keep)?, None)?;
+        one_map(dt, &taken)
+    })
 }
 
 /// The outcome of a collection function.

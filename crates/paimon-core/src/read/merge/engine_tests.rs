@@ -170,6 +170,11 @@ async fn merge(options: &[(&str, &str)], runs: Vec<Vec<R>>) -> crate::Result<Vec
     Ok(out)
 }
 
+/// [`merge`] with every record in a run of its own, in order.
+async fn merge_each(options: &[(&str, &str)], records: Vec<R>) -> crate::Result<Vec<Value>> {
+    merge(options, records.into_iter().map(|r| vec![r]).collect()).await
+}
+
 fn pick(rows: &[Value], cols: &[&str]) -> Vec<Value> {
     rows.iter()
         .map(|r| Value::Array(cols.iter().map(|c| r[*c].clone()).collect()))
@@ -208,9 +213,7 @@ async fn sequence_groups_update_by_their_own_order() {
         c: Some(9),
         ..rec(1, 3)
     };
-    let got = merge(&GROUPS, vec![vec![r1], vec![r2], vec![r3]])
-        .await
-        .unwrap();
+    let got = merge_each(&GROUPS, vec![r1, r2, r3]).await.unwrap();
     assert_eq!(
         pick(&got, &["k", "a", "b", "s1", "c", "s2"]),
         vec![json!([1, null, 2, 10, 2, 6])]
@@ -246,9 +249,7 @@ async fn multi_field_sequence_compares_lexicographically_with_null_lowest() {
         s1: Some(1),
         ..rec(1, 4)
     };
-    let got = merge(&opts, vec![vec![r1], vec![r2], vec![r3], vec![r4]])
-        .await
-        .unwrap();
+    let got = merge_each(&opts, vec![r1, r2, r3, r4]).await.unwrap();
     assert_eq!(pick(&got, &["a", "s1", "s2"]), vec![json!([2, 1, 0])]);
 }
 
@@ -384,9 +385,7 @@ async fn aggregates_inside_sequence_groups() {
         kind: 1,
         ..rec(1, 3)
     };
-    let got = merge(&opts, vec![vec![r1], vec![r2], vec![r3]])
-        .await
-        .unwrap();
+    let got = merge_each(&opts, vec![r1.clone(), r2, r3]).await.unwrap();
     assert_eq!(
         pick(&got, &["a", "s1", "c", "s2"]),
         vec![json!([2, 1, 5, 2])]
@@ -398,14 +397,7 @@ async fn aggregates_inside_sequence_groups() {
         kind: 1,
         ..rec(1, 4)
     };
-    let r1 = R {
-        a: Some(1),
-        s1: Some(1),
-        c: Some(5),
-        s2: Some(1),
-        ..rec(1, 1)
-    };
-    let err = merge(&opts, vec![vec![r1], vec![r4]]).await.unwrap_err();
+    let err = merge_each(&opts, vec![r1, r4]).await.unwrap_err();
     assert!(
         err.to_string().contains("does not support retraction"),
         "{err}"
@@ -472,11 +464,11 @@ async fn remove_record_on_delete_restarts_from_the_delete_record() {
         a: Some(3),
         ..rec(1, 3)
     };
-    let got = merge(&opts, vec![vec![r1.clone()], vec![r2.clone()], vec![r3]])
+    let got = merge_each(&opts, vec![r1.clone(), r2.clone(), r3])
         .await
         .unwrap();
     assert_eq!(pick(&got, &["a", "b"]), vec![json!([3, 8])]);
-    let got = merge(&opts, vec![vec![r1], vec![r2]]).await.unwrap();
+    let got = merge_each(&opts, vec![r1, r2]).await.unwrap();
     assert!(got.is_empty());
 }
 
@@ -508,28 +500,23 @@ async fn collect_and_merge_map_with_retracts() {
         kind: 1,
         ..rec(1, 4)
     };
-    let runs = vec![vec![r1.clone()], vec![r2.clone()], vec![r3.clone()]];
-    let got = merge(&opts, runs).await.unwrap();
+    let got = merge_each(&opts, vec![r1.clone(), r2.clone(), r3.clone()])
+        .await
+        .unwrap();
     assert_eq!(
         pick(&got, &["arr", "m"]),
         vec![json!([[1, 2, 2, null], [[1, "a"], [2, "c"], [3, null]]])]
     );
-    let runs = vec![
-        vec![r1.clone()],
-        vec![r2.clone()],
-        vec![r3],
-        vec![ret.clone()],
-    ];
-    let got = merge(&opts, runs).await.unwrap();
+    let got = merge_each(&opts, vec![r1.clone(), r2.clone(), r3, ret.clone()])
+        .await
+        .unwrap();
     assert_eq!(
         pick(&got, &["arr", "m"]),
         vec![json!([[1, 2, null], [[2, "c"], [3, null]]])]
     );
     let mut distinct = opts.to_vec();
     distinct.push(("fields.arr.distinct", "true"));
-    let got = merge(&distinct, vec![vec![r1], vec![r2], vec![ret]])
-        .await
-        .unwrap();
+    let got = merge_each(&distinct, vec![r1, r2, ret]).await.unwrap();
     assert_eq!(pick(&got, &["arr"]), vec![json!([[1, null]])]);
 }
 
@@ -560,7 +547,7 @@ async fn ignored_retracts_only_leave_null_fields() {
         kind: 1,
         ..rec(1, 2)
     };
-    let got = merge(&opts, vec![vec![r1], vec![r2]]).await.unwrap();
+    let got = merge_each(&opts, vec![r1, r2]).await.unwrap();
     assert_eq!(
         pick(&got, &["k", "a", "b", "c"]),
         vec![json!([1, null, -5, null])]

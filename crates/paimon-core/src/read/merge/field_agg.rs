@@ -53,6 +53,7 @@ use arrow_schema::{DataType as ArrowType, SortOptions, TimeUnit};
 use super::aggregate::AggFunction;
 use super::collection_agg::{self as coll, Picked};
 use super::output::{Cell, Pool, Scalar};
+use crate::spec::partition_path::java_is_whitespace;
 use crate::{Error, Result};
 
 /// A non-null value: an array and a row of it.
@@ -365,25 +366,9 @@ fn string(v: Option<Val<'_>>) -> Result<Option<Cow<'_, str>>> {
         .map(|s| Cow::Owned(s.to_string())))
 }
 
-/// Java `Character.isWhitespace` (as used by `StringUtils.isBlank`): space, line and
-/// paragraph separators except the non-breaking ones, and `\t \n \u{b} \u{c} \r \u{1c}`–`\u{1f}`.
-fn java_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | '\u{1c}'..='\u{20}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{2006}'
-            | '\u{2008}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
-}
-
+/// Java `StringUtils.isBlank`: every char is [`java_is_whitespace`].
 fn java_blank(s: &str) -> bool {
-    s.chars().all(java_whitespace)
+    s.chars().all(java_is_whitespace)
 }
 
 /// Java `BinaryStringUtils#splitByWholeSeparatorPreserveAllTokens`: empty tokens between
@@ -800,10 +785,10 @@ mod tests {
         for c in [
             ' ', '\t', '\n', '\u{b}', '\u{1f}', '\u{2003}', '\u{3000}', '\u{2028}',
         ] {
-            assert!(java_whitespace(c), "{c:?}");
+            assert!(java_is_whitespace(c), "{c:?}");
         }
         for c in ['\u{a0}', '\u{2007}', '\u{202f}', '\u{85}', 'x', '\u{200b}'] {
-            assert!(!java_whitespace(c), "{c:?}");
+            assert!(!java_is_whitespace(c), "{c:?}");
         }
         assert!(java_blank(""));
         assert!(!java_blank(" x "));

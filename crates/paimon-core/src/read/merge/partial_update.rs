@@ -365,9 +365,19 @@ impl PartialUpdate {
         Ok(())
     }
 
-    /// `None` when every sequence field of group `g` is null in `r` (the group is skipped and
-    /// its sequence fields marked processed); else the order of `r` against the row.
-    fn compare(&mut self, r: &Record, g: usize, pool: &Pool) -> Result<Option<std::cmp::Ordering>> {
+    /// For field `i` of sequence group `g`: `None` when `i` was already processed for `r`, or
+    /// when every sequence field of `g` is null in `r` (the group is skipped and its sequence
+    /// fields marked processed); else the order of `r` against the row.
+    fn pending_order(
+        &mut self,
+        r: &Record,
+        i: usize,
+        g: usize,
+        pool: &Pool,
+    ) -> Result<Option<std::cmp::Ordering>> {
+        if self.processed.get(i).copied().unwrap_or(true) {
+            return Ok(None);
+        }
         let seq = self.groups.get(g).map(Vec::as_slice).unwrap_or_default();
         let input = Cell::At(r.src, r.row);
         let mut all_null = true;
@@ -424,10 +434,7 @@ impl PartialUpdate {
                 self.set(i, cell);
                 continue;
             };
-            if self.processed.get(i).copied().unwrap_or(true) {
-                continue;
-            }
-            let Some(ord) = self.compare(r, g, pool)? else {
+            let Some(ord) = self.pending_order(r, i, g, pool)? else {
                 continue;
             };
             let seq = self.groups.get(g).map(Vec::as_slice).unwrap_or_default();
@@ -467,10 +474,7 @@ impl PartialUpdate {
             let Some(g) = self.group_of.get(i).copied().flatten() else {
                 continue;
             };
-            if self.processed.get(i).copied().unwrap_or(true) {
-                continue;
-            }
-            let Some(ord) = self.compare(r, g, pool)? else {
+            let Some(ord) = self.pending_order(r, i, g, pool)? else {
                 continue;
             };
             let seq = self.groups.get(g).map(Vec::as_slice).unwrap_or_default();
