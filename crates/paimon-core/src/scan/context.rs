@@ -65,7 +65,7 @@ pub struct ScanContext {
     pub entry_cache: Option<ManifestEntryCache>,
 }
 
-const DEFAULT_MANIFEST_CONCURRENCY: usize = 8;
+const DEFAULT_MANIFEST_CONCURRENCY: usize = 16;
 
 impl ScanContextBuilder {
     /// A builder scanning the latest snapshot of `table` without filters.

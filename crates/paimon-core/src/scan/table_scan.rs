@@ -97,8 +97,11 @@ impl TableScan {
         let mut planner = Planner::new(&self.ctx)?;
         let reader =
             ManifestReader::new(self.ctx.table.file_io().clone(), self.ctx.table.location());
-        let mut metas = reader.manifest_list(&snapshot.base_manifest_list).await?;
-        metas.extend(reader.manifest_list(&snapshot.delta_manifest_list).await?);
+        let (mut metas, delta) = futures::try_join!(
+            reader.manifest_list(&snapshot.base_manifest_list),
+            reader.manifest_list(&snapshot.delta_manifest_list),
+        )?;
+        metas.extend(delta);
         planner.metrics.manifests_total = metas.len() as u64;
         let live = match planner.cache_key() {
             Some((cache, key)) => {

@@ -20,7 +20,9 @@
 //! the schema depth, itself capped).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -327,6 +329,29 @@ fn check_snappy(data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+thread_local! {
+    /// The writer schema last parsed on this thread, with its JSON text: the manifests of a
+    /// table share one schema, so planning parses it once per thread instead of per file.
+    static LAST_SCHEMA: RefCell<Option<(Vec<u8>, Rc<Schema>)>> = const { RefCell::new(None) };
+}
+
+/// The parsed writer schema of `json` (its `avro.schema` bytes), from the one-entry cache when
+/// the text is the same.
+fn parse_schema(json: &[u8]) -> Result<Rc<Schema>> {
+    let cached = LAST_SCHEMA.with_borrow(|c| {
+        c.as_ref()
+            .filter(|(text, _)| text.as_slice() == json)
+            .map(|(_, s)| s.clone())
+    });
+    if let Some(s) = cached {
+        return Ok(s);
+    }
+    let parsed: Json = serde_json::from_slice(json)?;
+    let schema = Rc::new(SchemaParser::default().parse(&parsed, 0)?);
+    LAST_SCHEMA.with_borrow_mut(|c| *c = Some((json.to_vec(), schema.clone())));
+    Ok(schema)
+}
+
 /// Decodes every row of an Avro container; each row must be a record.
 pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
     let mut r = ByteReader::new(bytes, "avro header");
@@ -337,8 +362,7 @@ pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
     let schema_json = meta
         .get("avro.schema")
         .ok_or_else(|| r.invalid("no `avro.schema` in metadata"))?;
-    let json: Json = serde_json::from_slice(schema_json)?;
-    let schema = SchemaParser::default().parse(&json, 0)?;
+    let schema = parse_schema(schema_json)?;
     let codec = match meta.get("avro.codec") {
         Some(c) => std::str::from_utf8(c).map_err(|_| r.invalid("codec name not UTF-8"))?,
         None => "null",
@@ -432,6 +456,19 @@ mod tests {
         );
         assert_eq!(rows[1].get("b"), Some(&Value::Null));
         assert_eq!(rows[1].get("zzz"), None);
+    }
+
+    #[test]
+    fn cached_schema_is_used_only_for_the_same_text() {
+        // The same row bytes read as `a: int` and, under another schema, as `x: long`.
+        const OTHER: &str = r#"{"type":"record","name":"r","fields":[{"name":"x","type":"long"}]}"#;
+        let row = |schema: &str| read_records(&container(schema, "null", 1, &[6])).unwrap();
+        for _ in 0..2 {
+            assert_eq!(row(OTHER)[0].get("x"), Some(&Value::Long(3)));
+            assert_eq!(row(OTHER)[0].get("a"), None);
+            let err = read_records(&container(SCHEMA, "null", 1, &[6])).unwrap_err();
+            assert!(err.to_string().contains("union"), "{err}");
+        }
     }
 
     #[test]
