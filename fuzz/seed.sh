@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Copies seed inputs from the Java fixtures into fuzz/corpus/<target>/ (gitignored).
-set -euo pipefail
+set -eu  # no pipefail: `head` closing a pipe early is expected here
 cd "$(dirname "$0")"
 fx=../../shared/fixtures/java
-mkdir -p corpus/manifest corpus/binary_row corpus/deletion_vector
+mkdir -p corpus/manifest corpus/binary_row corpus/deletion_vector corpus/orc_tail
 i=0
 find "$fx" -path '*/manifest/*' -type f | head -200 | while read -r f; do cp "$f" "corpus/manifest/m$((i++))" ; done
+# ORC tails (PostScript + Footer live in the last bytes of the file).
+find "$fx" -name '*.orc' -type f | head -50 | while read -r f; do i=$((i + 1)); tail -c 4096 "$f" > "corpus/orc_tail/t$i"; done
 find "$fx" -path '*/index/index-*' -type f | head -50 | while read -r f; do cp "$f" "corpus/deletion_vector/d$((i++))"; done
 printf '\x03\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00' > corpus/binary_row/r0
