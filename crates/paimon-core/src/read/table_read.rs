@@ -255,7 +255,8 @@ impl TableRead {
     /// Reads `splits` in order.
     ///
     /// Append splits and raw-readable primary-key splits are read file by file; other
-    /// primary-key splits go through merge-on-read ([`super::merge`]), one task per split.
+    /// primary-key splits go through merge-on-read ([`super::merge`]), one task per split,
+    /// each of its sorted runs decoded ahead on a task of its own (decoding overlaps merging).
     pub fn read(&self, splits: Vec<Split>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let pk = self.table.schema().has_primary_key();
         let merge_plan = if pk {
@@ -362,6 +363,7 @@ impl TableRead {
                         .try_flatten()
                         .boxed()
                 })
+                .map(decode_ahead)
                 .collect();
             let function = MergeFunction::new(
                 self.table.options(),
@@ -573,6 +575,22 @@ impl TableRead {
 enum Unit {
     File(Arc<DataSplit>, usize),
     Merge(Arc<DataSplit>, Arc<MergePlan>),
+}
+
+/// Decodes a sorted run on its own task, a few batches ahead of the merge consuming it.
+fn decode_ahead(
+    mut run: BoxStream<'static, Result<RecordBatch>>,
+) -> BoxStream<'static, Result<RecordBatch>> {
+    let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
+    tokio::spawn(async move {
+        while let Some(item) = run.next().await {
+            let stop = item.is_err();
+            if tx.send(item).await.is_err() || stop {
+                return;
+            }
+        }
+    });
+    tokio_stream_from(rx)
 }
 
 fn tokio_stream_from(
