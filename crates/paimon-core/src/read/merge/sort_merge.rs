@@ -4,7 +4,8 @@
 //! `SortMergeReaderWithLoserTree` with `ReducerMergeFunctionWrapper` and `DropDeleteReader`
 //! (java-formats.md §4.3). Each run is a stream of decoded batches; the merge keeps one current
 //! batch per run with its keys converted once per batch to `arrow-row` comparable rows (Java's
-//! natural key order: numbers by value, strings and binaries by unsigned bytes). Records are
+//! natural key order: numbers by value, strings and binaries by unsigned bytes); a key that is a
+//! single BIGINT column is compared as `i64` values instead (no conversion). Records are
 //! ordered by (key, `sequence.field` values, `_SEQUENCE_NUMBER`).
 //!
 //! The loop never allocates per row: when the smallest head is strictly below every other
@@ -17,7 +18,7 @@ use std::cmp::Ordering;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, Int8Type};
-use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
 use futures::StreamExt;
@@ -42,20 +43,44 @@ pub struct Layout {
     pub kind: usize,
 }
 
-/// Row converters shared by all runs of one merge.
+/// Row converters shared by all runs of one merge; `key` is `None` for a single BIGINT key.
 struct Converters {
-    key: RowConverter,
+    key: Option<RowConverter>,
     seq: Option<RowConverter>,
 }
 
-fn head(c: &Cursor) -> arrow_row::Row<'_> {
-    c.keys.row(c.pos)
+/// The keys of one batch in comparable form (the same variant for every cursor of a merge).
+enum Keys {
+    /// `arrow-row` rows of the key columns.
+    Rows(Rows),
+    /// A single BIGINT key column.
+    Int(Int64Array),
+}
+
+/// One comparable key; nulls (`None`) sort first, as with `arrow-row`.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Key<'a> {
+    Row(arrow_row::Row<'a>),
+    Int(Option<i64>),
+}
+
+impl Keys {
+    fn at(&self, i: usize) -> Key<'_> {
+        match self {
+            Keys::Rows(r) => Key::Row(r.row(i)),
+            Keys::Int(a) => Key::Int(a.is_valid(i).then(|| a.value(i))),
+        }
+    }
+}
+
+fn head(c: &Cursor) -> Key<'_> {
+    c.keys.at(c.pos)
 }
 
 struct Cursor {
     run: RecordBatchStream,
     src: usize,
-    keys: Rows,
+    keys: Keys,
     seq: Option<Rows>,
     seqnums: Int64Array,
     kinds: Int8Array,
@@ -117,7 +142,17 @@ impl SortMerge {
         runs: Vec<RecordBatchStream>,
         batch_size: usize,
     ) -> Result<Self> {
-        let key = RowConverter::new(sort_fields(schema, &layout.key, false)?)?;
+        let single_bigint = match layout.key.as_slice() {
+            [k] => schema
+                .fields()
+                .get(*k)
+                .is_some_and(|f| f.data_type() == &arrow_schema::DataType::Int64),
+            _ => false,
+        };
+        let key = match single_bigint {
+            true => None,
+            false => Some(RowConverter::new(sort_fields(schema, &layout.key, false)?)?),
+        };
         let seq = if layout.user_seq.is_empty() {
             None
         } else {
@@ -145,10 +180,17 @@ impl SortMerge {
 
     /// Wraps a batch of a run into a cursor (keys converted once).
     fn cursor(&mut self, run: RecordBatchStream, batch: RecordBatch) -> Result<Cursor> {
-        let keys = self
-            .conv
-            .key
-            .convert_columns(&columns(&batch, &self.layout.key)?)?;
+        let keys = match &self.conv.key {
+            Some(conv) => Keys::Rows(conv.convert_columns(&columns(&batch, &self.layout.key)?)?),
+            None => {
+                let cols = columns(&batch, &self.layout.key)?;
+                let col = cols
+                    .first()
+                    .and_then(|c| c.as_primitive_opt::<Int64Type>())
+                    .ok_or_else(|| Error::internal("merge key is not BIGINT"))?;
+                Keys::Int(col.clone())
+            }
+        };
         let seq = match &self.conv.seq {
             Some(c) => Some(c.convert_columns(&columns(&batch, &self.layout.user_seq)?)?),
             None => None,
@@ -274,7 +316,7 @@ impl SortMerge {
             let (mut lo, mut hi) = (c.pos + 1, c.len);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                if c.keys.row(mid) < bound {
+                if c.keys.at(mid) < bound {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -295,9 +337,9 @@ impl SortMerge {
     /// Merges all records of the key at the head of cursor `m`.
     fn merge_group(&mut self, m: usize) -> Result<()> {
         self.group.clear();
-        let key = self.cursors[m].keys.row(self.cursors[m].pos);
+        let key = self.cursors[m].keys.at(self.cursors[m].pos);
         for (j, c) in self.cursors.iter().enumerate() {
-            if c.keys.row(c.pos) == key {
+            if c.keys.at(c.pos) == key {
                 self.group.push(Record {
                     cursor: j,
                     src: c.src,

@@ -223,3 +223,60 @@ async fn retracts_and_unsupported_aggregates() {
         assert_eq!(got, vec![(1, want)], "{f}");
     }
 }
+
+/// A single BIGINT key is compared as `i64` values (no `arrow-row`): order by value across
+/// negative and wide values, a null key first, equal keys merged, stretches split at the
+/// other run's head.
+#[tokio::test]
+async fn bigint_key_orders_by_value_with_null_first() {
+    let fields = vec![
+        DataField::new(0, "k", DataType::nullable(TypeKind::BigInt)),
+        DataField::new(1, "v", DataType::nullable(TypeKind::BigInt)),
+        sequence_number_field(),
+        value_kind_field(),
+    ];
+    let schema = arrow_schema(&fields).unwrap();
+    let batch = |keys: Vec<Option<i64>>, vals: Vec<i64>, seq: i64| {
+        let n = keys.len();
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(keys)),
+            Arc::new(Int64Array::from(vals)),
+            Arc::new(Int64Array::from(vec![seq; n])),
+            Arc::new(Int8Array::from(vec![0i8; n])),
+        ];
+        let b: crate::Result<RecordBatch> = Ok(RecordBatch::try_new(schema.clone(), cols).unwrap());
+        futures::stream::iter(vec![b]).boxed()
+    };
+    let wide = 1i64 << 40;
+    let a = batch(
+        vec![None, Some(-5), Some(3), Some(wide)],
+        vec![1, 2, 3, 4],
+        1,
+    );
+    let b = batch(
+        vec![Some(-7), Some(3), Some(4), Some(wide + 1)],
+        vec![5, 6, 7, 8],
+        2,
+    );
+    let opts = TableOptions::from_map(&HashMap::new()).unwrap();
+    let function = MergeFunction::new(&opts, &fields, &[0], &[]).unwrap();
+    let mut m = SortMerge::new(&schema, layout(), function, vec![a, b], 16).unwrap();
+    let mut out = Vec::new();
+    while let Some(b) = m.next_batch().await.unwrap() {
+        let k = b.column(0).as_primitive::<Int64Type>();
+        let v = b.column(1).as_primitive::<Int64Type>();
+        for i in 0..b.num_rows() {
+            out.push((k.is_valid(i).then(|| k.value(i)), v.value(i)));
+        }
+    }
+    let expected = vec![
+        (None, 1),
+        (Some(-7), 5),
+        (Some(-5), 2),
+        (Some(3), 6),
+        (Some(4), 7),
+        (Some(wide), 4),
+        (Some(wide + 1), 8),
+    ];
+    assert_eq!(out, expected);
+}
