@@ -297,13 +297,6 @@ fn relabel(array: &ArrayRef, target: ArrowType) -> Result<ArrayRef> {
     Ok(arrow_array::make_array(data))
 }
 
-fn is_integer(kind: &TypeKind) -> bool {
-    matches!(
-        kind,
-        TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt
-    )
-}
-
 fn ts_precision(kind: &TypeKind) -> Option<u32> {
     match kind {
         TypeKind::Timestamp(p) | TypeKind::LocalZonedTimestamp(p) => Some(*p),
@@ -328,7 +321,7 @@ fn adapt_leaf(array: &ArrayRef, from: &DataType, to: &DataType) -> Result<ArrayR
             return relabel(&scaled, ArrowType::Timestamp(*to_unit, to_tz.clone()));
         }
         // Integer → timestamp: Java reads the number as epoch seconds.
-        (_, Some(p)) if is_integer(&from.kind) => {
+        (_, Some(p)) if from.kind.is_integer() => {
             let secs = cast_with_options(array, &ArrowType::Int64, &opts)?;
             let factor = units_per_second(timestamp_unit(p));
             let scaled: Int64Array = secs
@@ -337,7 +330,7 @@ fn adapt_leaf(array: &ArrayRef, from: &DataType, to: &DataType) -> Result<ArrayR
             return relabel(&(Arc::new(scaled) as ArrayRef), target);
         }
         // Timestamp → integer: epoch seconds (Java truncates towards zero).
-        (ArrowType::Timestamp(unit, _), None) if is_integer(&to.kind) => {
+        (ArrowType::Timestamp(unit, _), None) if to.kind.is_integer() => {
             let raw = relabel(array, ArrowType::Int64)?;
             let factor = units_per_second(*unit);
             let secs: Int64Array = raw.as_primitive::<Int64Type>().unary(|v| v / factor);

@@ -77,6 +77,25 @@ pub enum TypeKind {
     Vector(Box<DataType>, u32),
 }
 
+impl TypeKind {
+    /// TINYINT, SMALLINT, INT or BIGINT.
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt
+        )
+    }
+
+    /// An integer, FLOAT, DOUBLE or DECIMAL.
+    pub fn is_numeric(&self) -> bool {
+        self.is_integer()
+            || matches!(
+                self,
+                TypeKind::Float | TypeKind::Double | TypeKind::Decimal { .. }
+            )
+    }
+}
+
 /// The length of `STRING` / `BYTES`.
 pub const MAX_LENGTH: u32 = i32::MAX as u32;
 

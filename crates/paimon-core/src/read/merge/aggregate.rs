@@ -90,19 +90,6 @@ fn type_error(what: &str, field: &DataField) -> Error {
         .with_context("field", field.name.clone())
 }
 
-fn is_numeric(kind: &TypeKind) -> bool {
-    matches!(
-        kind,
-        TypeKind::TinyInt
-            | TypeKind::SmallInt
-            | TypeKind::Int
-            | TypeKind::BigInt
-            | TypeKind::Float
-            | TypeKind::Double
-            | TypeKind::Decimal { .. }
-    )
-}
-
 impl AggFunction {
     /// The function of `field` under `options` (Java `AggregateMergeFunction#getAggFuncName`).
     pub fn for_field(
@@ -135,7 +122,7 @@ impl AggFunction {
             "first_non_null_value" | "first_not_null_value" => AggFunction::FirstNonNull,
             "min" => AggFunction::Min,
             "max" => AggFunction::Max,
-            "sum" | "product" if !is_numeric(kind) => {
+            "sum" | "product" if !kind.is_numeric() => {
                 return Err(type_error(
                     &format!("Data type for {} column must be 'NumericType'", name.trim()),
                     field,
@@ -199,10 +186,7 @@ impl AggFunction {
                 AggFunction::MergeMap
             }
             "count" => {
-                if !matches!(
-                    kind,
-                    TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt
-                ) {
+                if !kind.is_integer() {
                     return Err(type_error(
                         "Data type for count column must be TINYINT, SMALLINT, INT or BIGINT",
                         field,
