@@ -2,10 +2,10 @@
 
 use std::collections::HashMap;
 
-use paimon_core::catalog::{FileSystemCatalog, Identifier, Table};
-use paimon_core::expr::{parse_predicate, Predicate};
-use paimon_core::scan::{ScanContextBuilder, SnapshotSelector};
-use paimon_core::{Error, Result};
+use paimon_core::{
+    parse_predicate, Error, FileSystemCatalog, Identifier, Predicate, Result, SnapshotSelector,
+    Table, TableScanBuilder,
+};
 
 /// Which table: a directory, or a warehouse and `db.table`.
 #[derive(Debug, clap::Args)]
@@ -72,8 +72,8 @@ impl ScanArgs {
     }
 
     /// A scan builder for `table`.
-    pub fn builder(&self, table: &Table) -> Result<ScanContextBuilder> {
-        let mut b = ScanContextBuilder::new(table.clone());
+    pub fn builder(&self, table: &Table) -> Result<TableScanBuilder> {
+        let mut b = table.scan();
         if let Some(p) = self.predicate()? {
             b = b.with_predicate(p);
         }

@@ -18,6 +18,8 @@ pub enum ErrorKind {
     Unsupported,
     /// The caller passed something impossible: unknown column, bad literal, bad option.
     InvalidArgument,
+    /// A file that must be created only if absent already exists (a lost commit race).
+    AlreadyExists,
     /// Storage failed.
     Io,
     /// A bug in paimon-rs; please report it.
@@ -31,6 +33,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DataInvalid => "invalid data",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::InvalidArgument => "invalid argument",
+            ErrorKind::AlreadyExists => "already exists",
             ErrorKind::Io => "I/O error",
             ErrorKind::Internal => "internal error",
         };
@@ -135,6 +138,8 @@ impl From<object_store::Error> for Error {
     fn from(e: object_store::Error) -> Self {
         let kind = match e {
             object_store::Error::NotFound { .. } => ErrorKind::NotFound,
+            object_store::Error::AlreadyExists { .. } => ErrorKind::AlreadyExists,
+            object_store::Error::NotImplemented { .. } => ErrorKind::Unsupported,
             _ => ErrorKind::Io,
         };
         Error::new(kind, e.to_string()).with_source(e)

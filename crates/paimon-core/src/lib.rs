@@ -2,9 +2,31 @@
 //!
 //! Read Apache Paimon tables (written by Java Paimon, pypaimon or paimon-cpp) into Apache Arrow.
 //!
+//! ```no_run
+//! # async fn demo() -> paimon_core::Result<()> {
+//! use futures::TryStreamExt;
+//! use paimon_core::Table;
+//!
+//! let table = Table::open("/warehouse/demo.db/orders").await?; // or FileSystemCatalog::get_table
+//! let scan = table
+//!     .scan()
+//!     .with_filter("dt = '2024-01-02' AND amount > 100")?
+//!     .select(["order_id", "amount"])?
+//!     .with_limit(100)
+//!     .build()?;
+//! let plan = scan.plan().await?; // serialisable splits + pruning metrics
+//! let mut batches = scan.reader().read(plan.splits)?; // or scan.to_arrow()
+//! while let Some(batch) = batches.try_next().await? {
+//!     println!("{} rows", batch.num_rows());
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The crate is cut by stage: [`spec`] decodes on-disk structures, [`io`] reaches storage,
 //! [`catalog`] finds tables, [`expr`] holds predicates, [`bucket`] computes buckets, [`scan`]
-//! plans splits, and [`read`] turns splits into Arrow record batches.
+//! plans splits, and [`read`] turns splits into Arrow record batches. What a program embedding
+//! the library needs is re-exported here.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
@@ -24,7 +46,15 @@ pub mod render;
 pub mod scan;
 pub mod spec;
 
+pub use catalog::{FileSystemCatalog, Identifier, Table};
 pub use error::{Error, ErrorKind, Result};
+pub use expr::{parse_predicate, Predicate};
+pub use io::FileIO;
+pub use read::TableRead;
+pub use scan::{
+    DataSplit, IntoPredicate, Plan, ScanMetrics, SnapshotSelector, Split, TableScan,
+    TableScanBuilder,
+};
 
 #[cfg(test)]
 pub(crate) mod test_util;

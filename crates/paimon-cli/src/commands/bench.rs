@@ -10,10 +10,7 @@ use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
-use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{Plan, ScanContextBuilder, TableScan};
-use paimon_core::{Error, Result};
+use paimon_core::{Error, Plan, Result, Table};
 
 use super::bench_direct::{self, DirectFile, DirectSettings};
 
@@ -106,7 +103,7 @@ fn direct_files(table: &Table, plan: &Plan) -> Result<Vec<DirectFile>> {
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
     if let Some(f) = &args.filter {
-        let pred = paimon_core::expr::parse_predicate(f)?;
+        let pred = paimon_core::parse_predicate(f)?;
         return super::bench_lookup::run(&table, &pred, args.iterations).await;
     }
     let concurrency = args.concurrency.unwrap_or_else(|| {
@@ -114,9 +111,7 @@ pub async fn run(args: Args) -> Result<()> {
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN)
     });
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-        .plan()
-        .await?;
+    let plan = table.scan().build()?.plan().await?;
     let files = direct_files(&table, &plan)?;
     let settings = DirectSettings {
         concurrency,
@@ -132,15 +127,12 @@ pub async fn run(args: Args) -> Result<()> {
         let timed = i > 0;
         bench_direct::reset_peak_rss();
         let t = Instant::now();
-        let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-            .plan()
-            .await?;
+        let scan = table.scan().with_read_concurrency(concurrency).build()?;
+        let plan = scan.plan().await?;
         if timed {
             plans.push(t.elapsed());
         }
-        let stream = TableRead::new(&table)
-            .with_concurrency(concurrency)
-            .read(plan.splits)?;
+        let stream = scan.reader().read(plan.splits)?;
         // Consume on a runtime worker, as the direct side does, not on the blocked main thread.
         let n =
             tokio::spawn(stream.try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) }))

@@ -6,11 +6,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
-use paimon_core::catalog::Table;
-use paimon_core::expr::Predicate;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ManifestEntryCache, Plan, ScanContextBuilder, TableScan};
-use paimon_core::Result;
+use paimon_core::scan::ManifestEntryCache;
+use paimon_core::{Plan, Predicate, Result, Table, TableScan};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -21,12 +18,12 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-async fn plan(
+fn scan(
     table: &Table,
     pred: Option<&Predicate>,
     cache: Option<&ManifestEntryCache>,
-) -> Result<Plan> {
-    let mut b = ScanContextBuilder::new(table.clone());
+) -> Result<TableScan> {
+    let mut b = table.scan();
     if let Some(p) = pred {
         b = b.with_predicate(p.clone());
     }
@@ -35,7 +32,15 @@ async fn plan(
             .with_entry_cache(c.clone())
             .with_option("scan.manifest-entry-cache.max-snapshots", "1");
     }
-    TableScan::new(b.build()?).plan().await
+    b.build()
+}
+
+async fn plan(
+    table: &Table,
+    pred: Option<&Predicate>,
+    cache: Option<&ManifestEntryCache>,
+) -> Result<Plan> {
+    scan(table, pred, cache)?.plan().await
 }
 
 /// Plan time and plan + read time (medians) and the last plan and row count.
@@ -48,15 +53,11 @@ async fn measure(
     let mut last = (Plan::default(), 0);
     for i in 0..=iterations {
         let t = Instant::now();
-        let p = plan(table, pred, None).await?;
+        let s = scan(table, pred, None)?;
+        let p = s.plan().await?;
         let planned = t.elapsed();
-        let bound = ScanContextBuilder::new(table.clone());
-        let bound = match pred {
-            Some(p) => bound.with_predicate(p.clone()),
-            None => bound,
-        };
-        let read = TableRead::new(table).with_predicate(bound.build()?.predicate);
-        let n = read
+        let n = s
+            .reader()
             .read(p.splits.clone())?
             .try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) })
             .await?;

@@ -5,9 +5,7 @@ use std::num::NonZeroUsize;
 
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use paimon_core::read::TableRead;
-use paimon_core::scan::TableScan;
-use paimon_core::{Error, Result};
+use paimon_core::{Error, Plan, Result};
 
 use crate::args::{ScanArgs, TableArgs};
 use crate::output::{OutputFormat, RowWriter};
@@ -47,22 +45,22 @@ pub struct Args {
 /// Plans, reads and writes rows.
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
-    let ctx = args.scan.builder(&table)?.build()?;
-    let predicate = ctx.predicate.clone();
-    let plan = TableScan::new(ctx).plan().await?;
+    let mut builder = args.scan.builder(&table)?;
+    if let Some(cols) = &args.select {
+        builder = builder.select(cols)?;
+    }
+    if let Some(n) = args.limit {
+        builder = builder.with_limit(n);
+    }
+    if let Some(n) = args.concurrency {
+        builder = builder.with_read_concurrency(n);
+    }
+    let scan = builder.with_metadata(args.with_metadata).build()?;
+    let plan = scan.plan().await?;
     if args.metrics {
         print_metrics(&plan);
     }
-    let mut read = TableRead::new(&table)
-        .with_predicate(predicate)
-        .with_limit(args.limit);
-    if let Some(cols) = &args.select {
-        read = read.with_projection(cols)?;
-    }
-    read = read.with_metadata(args.with_metadata)?;
-    if let Some(n) = args.concurrency {
-        read = read.with_concurrency(n);
-    }
+    let read = scan.reader();
     let fields = read.output_fields().to_vec();
     let total_rows: u64 = plan
         .splits
@@ -98,7 +96,7 @@ fn progress_bar(total: u64) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn print_metrics(plan: &paimon_core::scan::Plan) {
+fn print_metrics(plan: &Plan) {
     let m = &plan.metrics;
     eprintln!(
         "plan: snapshot {} | manifests {} (skipped {} by partition, {} by bucket) | live files {} | \

@@ -1,10 +1,10 @@
 //! `paimon scan TABLE`: the plan and its pruning metrics.
 
 use paimon_core::render::datum_to_json;
-use paimon_core::scan::{DataSplit, Plan, TableScan};
 use paimon_core::spec::binary_row::BinaryRow;
 use paimon_core::spec::TableSchema;
 use paimon_core::Result;
+use paimon_core::{DataSplit, Plan};
 use serde_json::{json, Map, Value};
 
 use crate::args::{ScanArgs, TableArgs};
@@ -24,8 +24,7 @@ pub struct Args {
 /// Plans and prints.
 pub async fn run(args: Args) -> Result<()> {
     let table = args.table.load().await?;
-    let ctx = args.scan.builder(&table)?.build()?;
-    let plan = TableScan::new(ctx).plan().await?;
+    let plan = args.scan.builder(&table)?.build()?.plan().await?;
     let schema = table.schema();
     if args.json {
         let v = plan_json(&plan, schema)?;

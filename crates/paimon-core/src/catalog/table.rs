@@ -101,4 +101,20 @@ impl Table {
     pub fn snapshot_manager(&self) -> &SnapshotManager {
         &self.snapshots
     }
+
+    /// Starts a scan of this table: filter, columns, snapshot, options and limit are set on
+    /// the returned builder, and the built [`TableScan`](crate::scan::TableScan) plans and reads
+    /// with all of them.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> paimon_core::Result<()> {
+    /// let table = paimon_core::Table::open("/warehouse/demo.db/orders").await?;
+    /// let plan = table.scan().with_filter("id = 42")?.build()?.plan().await?;
+    /// println!("{} splits", plan.splits.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn scan(&self) -> crate::scan::TableScanBuilder {
+        crate::scan::TableScanBuilder::new(self.clone())
+    }
 }

@@ -75,8 +75,9 @@ enum RowGroupPruning<'a> {
 }
 
 impl TableRead {
-    /// Reads all columns of `table`'s latest schema.
-    pub fn new(table: &Table) -> Self {
+    /// Reads all columns of `table`'s latest schema (users get a configured read from
+    /// [`TableScan::reader`](crate::scan::TableScan::reader)).
+    pub(crate) fn new(table: &Table) -> Self {
         let fields = table.schema().fields.clone();
         let concurrency = std::thread::available_parallelism()
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))

@@ -1,12 +1,17 @@
-//! What to scan: [`ScanContextBuilder`] validates the request once (binds the predicate to the
-//! schema, checks the projection and options) before any I/O, producing a [`ScanContext`].
+//! The front door of a scan: [`TableScanBuilder`] (from [`Table::scan`]) owns everything a scan
+//! and its read need (filter, projection, snapshot, option overrides, limit, read settings) and
+//! validates it once, before any I/O (binds the predicate to the schema by field id, checks
+//! column names and options), producing a [`TableScan`] that plans and reads with the same
+//! settings.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
 use super::entry_cache::ManifestEntryCache;
+use super::table_scan::TableScan;
 use crate::catalog::Table;
-use crate::expr::{BoundPredicate, Predicate};
+use crate::expr::{parse_predicate, BoundPredicate, Predicate};
+use crate::read::TableRead;
 use crate::{Error, Result};
 
 /// Which snapshot to read.
@@ -35,18 +40,82 @@ pub struct ScanFilter {
     pub bucket_filter: Option<i32>,
 }
 
-/// Builds a [`ScanContext`].
+/// Something that becomes a [`Predicate`]: SQL text (parsed with
+/// [`parse_predicate`](crate::expr::parse_predicate)) or a predicate built in code.
+pub trait IntoPredicate {
+    /// The predicate, or the parse error.
+    fn into_predicate(self) -> Result<Predicate>;
+}
+
+impl IntoPredicate for Predicate {
+    fn into_predicate(self) -> Result<Predicate> {
+        Ok(self)
+    }
+}
+
+impl IntoPredicate for &str {
+    fn into_predicate(self) -> Result<Predicate> {
+        parse_predicate(self)
+    }
+}
+
+impl IntoPredicate for String {
+    fn into_predicate(self) -> Result<Predicate> {
+        parse_predicate(&self)
+    }
+}
+
+impl IntoPredicate for &String {
+    fn into_predicate(self) -> Result<Predicate> {
+        parse_predicate(self)
+    }
+}
+
+/// How the rows of a scan are read: projection, limit and read settings.
+#[derive(Debug, Clone, Default)]
+struct ReadSpec {
+    projection: Option<Vec<String>>,
+    with_metadata: bool,
+    limit: Option<usize>,
+    concurrency: Option<NonZeroUsize>,
+    batch_size: Option<NonZeroUsize>,
+    preserve_order: bool,
+}
+
+/// Builds a [`TableScan`]: what to read of one table, planned and read with the same settings.
+///
+/// ```no_run
+/// # async fn demo() -> paimon_core::Result<()> {
+/// use futures::TryStreamExt;
+/// use paimon_core::{SnapshotSelector, Table};
+///
+/// let table = Table::open("/warehouse/demo.db/orders").await?;
+/// let scan = table
+///     .scan()
+///     .with_filter("dt = '2024-01-02' AND amount > 100")?
+///     .select(["order_id", "amount"])?
+///     .with_snapshot(SnapshotSelector::Latest)
+///     .with_option("read.batch-size", "1024")
+///     .with_limit(100)
+///     .build()?;
+/// let plan = scan.plan().await?; // serialisable splits + metrics
+/// let batches: Vec<_> = scan.reader().read(plan.splits)?.try_collect().await?;
+/// # let _ = batches;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
-pub struct ScanContextBuilder {
+pub struct TableScanBuilder {
     table: Table,
     filter: ScanFilter,
     snapshot: SnapshotSelector,
     options: HashMap<String, String>,
     manifest_concurrency: NonZeroUsize,
     entry_cache: Option<ManifestEntryCache>,
+    read: ReadSpec,
 }
 
-/// A validated scan request.
+/// A validated scan request: what planning needs.
 #[derive(Debug, Clone)]
 pub struct ScanContext {
     /// The table (with option overrides applied).
@@ -67,10 +136,11 @@ pub struct ScanContext {
 
 const DEFAULT_MANIFEST_CONCURRENCY: usize = 16;
 
-impl ScanContextBuilder {
-    /// A builder scanning the latest snapshot of `table` without filters.
+impl TableScanBuilder {
+    /// A builder scanning all columns of the latest snapshot of `table` without filters (also
+    /// [`Table::scan`]).
     pub fn new(table: Table) -> Self {
-        ScanContextBuilder {
+        TableScanBuilder {
             table,
             filter: ScanFilter::default(),
             snapshot: SnapshotSelector::Latest,
@@ -78,18 +148,77 @@ impl ScanContextBuilder {
             manifest_concurrency: NonZeroUsize::new(DEFAULT_MANIFEST_CONCURRENCY)
                 .unwrap_or(NonZeroUsize::MIN),
             entry_cache: None,
+            read: ReadSpec::default(),
         }
     }
-    /// Sets the whole filter.
-    #[must_use]
-    pub fn with_filter(mut self, filter: ScanFilter) -> Self {
-        self.filter = filter;
-        self
+
+    /// Filters rows by `filter`: SQL text such as `"dt = '2024-01-02' AND amount > 100"` or a
+    /// [`Predicate`]. It prunes partitions, buckets, files and row groups when planning, and
+    /// is applied to every row when reading. Fails on unparsable text; unknown columns and
+    /// impossible literals fail in [`build`](Self::build).
+    pub fn with_filter(self, filter: impl IntoPredicate) -> Result<Self> {
+        Ok(self.with_predicate(filter.into_predicate()?))
     }
-    /// Sets the predicate.
+
+    /// Sets the predicate (as [`with_filter`](Self::with_filter), infallible).
     #[must_use]
     pub fn with_predicate(mut self, predicate: Predicate) -> Self {
         self.filter.predicate = Some(predicate);
+        self
+    }
+
+    /// Sets the predicate, explicit partitions and bucket together.
+    #[must_use]
+    pub fn with_scan_filter(mut self, filter: ScanFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Reads only `columns`, in this order: table columns, or the metadata columns of
+    /// [`TableRead::metadata_fields`]. Fails on an unknown name.
+    pub fn select<I, S>(mut self, columns: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let columns: Vec<String> = columns.into_iter().map(Into::into).collect();
+        TableRead::new(&self.table).with_projection(&columns)?;
+        self.read.projection = Some(columns);
+        Ok(self)
+    }
+
+    /// Adds the metadata columns after the selected ones (see [`TableRead::with_metadata`]).
+    #[must_use]
+    pub fn with_metadata(mut self, on: bool) -> Self {
+        self.read.with_metadata = on;
+        self
+    }
+
+    /// Stops reading after `limit` rows.
+    #[must_use]
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.read.limit = Some(limit);
+        self
+    }
+
+    /// Sets how many files (or merged splits) are decoded at once (default: 2 × cores).
+    #[must_use]
+    pub fn with_read_concurrency(mut self, n: NonZeroUsize) -> Self {
+        self.read.concurrency = Some(n);
+        self
+    }
+
+    /// Sets the rows per batch (default: the option `read.batch-size`).
+    #[must_use]
+    pub fn with_batch_size(mut self, n: NonZeroUsize) -> Self {
+        self.read.batch_size = Some(n);
+        self
+    }
+
+    /// Emits batches in plan order (less parallel); by default they come as they are ready.
+    #[must_use]
+    pub fn with_preserve_order(mut self, preserve: bool) -> Self {
+        self.read.preserve_order = preserve;
         self
     }
     /// Reads only `bucket`.
@@ -110,10 +239,22 @@ impl ScanContextBuilder {
         self.snapshot = snapshot;
         self
     }
-    /// Adds an option override (Java dynamic option) for this scan.
+    /// Adds an option override (Java dynamic option) for this scan and its read.
     #[must_use]
     pub fn with_option(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.options.insert(key.into(), value.into());
+        self
+    }
+
+    /// Adds option overrides (Java dynamic options) for this scan and its read.
+    #[must_use]
+    pub fn with_options<K, V>(mut self, options: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.options
+            .extend(options.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
     /// Sets how many manifests are read at once.
@@ -132,8 +273,29 @@ impl ScanContextBuilder {
         self
     }
 
-    /// Validates everything that can be checked without I/O.
-    pub fn build(self) -> Result<ScanContext> {
+    /// Validates everything that can be checked without I/O: options, the predicate (bound to
+    /// the latest schema by field id), partition and bucket filters, the projection.
+    pub fn build(self) -> Result<TableScan> {
+        let read = self.read.clone();
+        let ctx = self.build_context()?;
+        let mut reader = TableRead::new(&ctx.table)
+            .with_predicate(ctx.predicate.clone())
+            .with_limit(read.limit)
+            .with_preserve_order(read.preserve_order);
+        if let Some(cols) = &read.projection {
+            reader = reader.with_projection(cols)?;
+        }
+        reader = reader.with_metadata(read.with_metadata)?;
+        if let Some(n) = read.concurrency {
+            reader = reader.with_concurrency(n);
+        }
+        if let Some(n) = read.batch_size {
+            reader = reader.with_batch_size(n);
+        }
+        Ok(TableScan::from_parts(ctx, reader))
+    }
+
+    fn build_context(self) -> Result<ScanContext> {
         let table = if self.options.is_empty() {
             self.table
         } else {

@@ -1,8 +1,9 @@
 //! Scan planning: from a table, a snapshot and a filter to a [`Plan`] of [`Split`]s.
 //!
-//! API names follow paimon-cpp's scan documentation: [`ScanContextBuilder`] → [`ScanContext`]
-//! → [`TableScan::plan`] → [`Plan`] of [`Split`]s ([`DataSplit`]). Planning reads metadata only;
-//! reading a split needs nothing but the split.
+//! [`Table::scan`](crate::Table::scan) → [`TableScanBuilder`] → [`TableScan`]:
+//! [`TableScan::plan`] → [`Plan`] of [`Split`]s ([`DataSplit`]), read by [`TableScan::reader`]
+//! (or both at once by [`TableScan::to_arrow`]). Planning reads metadata only; reading a split
+//! needs nothing but the split.
 
 mod bucket_pruner;
 mod context;
@@ -15,7 +16,7 @@ mod plan;
 mod split_generator;
 mod table_scan;
 
-pub use context::{ScanContext, ScanContextBuilder, ScanFilter, SnapshotSelector};
+pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
 pub use entry_merge::{merge_entries, EntryMerger};
 pub use metrics::ScanMetrics;

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use paimon_core::scan::{ScanContextBuilder, TableScan};
 use paimon_core::{Error, ErrorKind};
 
 use crate::common::{java_table_copy, open_java, try_count_rows};
@@ -94,18 +93,20 @@ async fn missing_and_corrupt_data_files() {
 #[tokio::test]
 async fn unknown_option_override_is_rejected() {
     let table = open_java("parquet/append_09").await;
-    let e = ScanContextBuilder::new(table.clone())
+    let e = table
+        .scan()
         .with_option("scan.snapshot-idd", "1")
         .build()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.to_string().contains("scan.snapshot-idd"), "{e}");
     // A known option works like Java's dynamic options.
-    let ctx = ScanContextBuilder::new(table)
+    let ctx = table
+        .scan()
         .with_option("scan.snapshot-id", "1")
         .build()
         .unwrap();
-    let plan = TableScan::new(ctx).plan().await.unwrap();
+    let plan = ctx.plan().await.unwrap();
     assert_eq!(plan.snapshot_id, Some(1));
 }
 

@@ -7,9 +7,8 @@ use std::collections::BTreeSet;
 use futures::TryStreamExt;
 use paimon_core::bucket::{BucketFunction, BucketFunctionType};
 use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
 use paimon_core::render::batch_to_json_rows;
-use paimon_core::scan::{ManifestEntryCache, Plan, ScanContextBuilder, TableScan};
+use paimon_core::scan::{ManifestEntryCache, Plan};
 use paimon_core::spec::binary_row::BinaryRow;
 use paimon_core::spec::Datum;
 use serde_json::{json, Value};
@@ -28,21 +27,22 @@ async fn open(root: &std::path::Path, exp: &Value) -> Table {
 
 /// Plans `pred`; `unpruned` overrides `bucket = -1`, which only disables bucket inference.
 pub async fn plan(table: &Table, pred: &Value, unpruned: bool) -> Plan {
-    let mut b = ScanContextBuilder::new(table.clone()).with_predicate(predicate(pred));
+    let mut b = table.scan().with_predicate(predicate(pred));
     if unpruned {
         b = b.with_option("bucket", "-1");
     }
-    TableScan::new(b.build().unwrap()).plan().await.unwrap()
+    b.build().unwrap().plan().await.unwrap()
 }
 
 /// Reads a plan with the residual predicate; rows as sorted JSON strings (always `Some` now that
 /// primary-key merge-on-read exists; every fixture table must be readable).
 async fn read(table: &Table, plan: Plan, pred: &Value) -> Option<Vec<String>> {
-    let ctx = ScanContextBuilder::new(table.clone())
+    let read = table
+        .scan()
         .with_predicate(predicate(pred))
         .build()
-        .unwrap();
-    let read = TableRead::new(table).with_predicate(ctx.predicate);
+        .unwrap()
+        .reader();
     let fields = read.output_fields().to_vec();
     let batches: Vec<_> = match read.read(plan.splits) {
         Ok(s) => match s.try_collect().await {
@@ -305,7 +305,7 @@ async fn live_entry_cache_hits_and_matches_uncached_plans() {
         let table = table.clone();
         let pred = pred.clone();
         async move {
-            let mut b = ScanContextBuilder::new(table).with_predicate(predicate(&pred));
+            let mut b = table.scan().with_predicate(predicate(&pred));
             if let Some(c) = cache {
                 b = b
                     .with_entry_cache(c)
@@ -314,7 +314,7 @@ async fn live_entry_cache_hits_and_matches_uncached_plans() {
             if let Some(s) = snapshot {
                 b = b.with_snapshot(paimon_core::scan::SnapshotSelector::Id(s));
             }
-            TableScan::new(b.build().unwrap()).plan().await.unwrap()
+            b.build().unwrap().plan().await.unwrap()
         }
     };
     let uncached = scan(None, None).await;
@@ -346,13 +346,13 @@ async fn live_entry_cache_hits_and_matches_uncached_plans() {
     assert_eq!(second.metrics.entries_read, 0);
     // Explicit bucket: its own key; results equal an uncached explicit scan.
     let explicit = |cache: Option<ManifestEntryCache>| {
-        let mut b = ScanContextBuilder::new(table.clone()).with_bucket_filter(1);
+        let mut b = table.scan().with_bucket_filter(1);
         if let Some(c) = cache {
             b = b
                 .with_entry_cache(c)
                 .with_option("scan.manifest-entry-cache.max-snapshots", "2");
         }
-        async move { TableScan::new(b.build().unwrap()).plan().await.unwrap() }
+        async move { b.build().unwrap().plan().await.unwrap() }
     };
     let e1 = explicit(Some(cache.clone())).await;
     let e2 = explicit(Some(cache.clone())).await;
@@ -382,7 +382,8 @@ async fn live_entry_cache_rebuilds_for_another_snapshot() {
     let pred = json!({"op": "eq", "column": "id", "value": 7});
     for (snapshot, hit) in [(1, 0), (latest, 0), (1, 1), (latest, 1)] {
         let mk = |with_cache: bool| {
-            let mut b = ScanContextBuilder::new(table.clone())
+            let mut b = table
+                .scan()
                 .with_predicate(predicate(&pred))
                 .with_snapshot(paimon_core::scan::SnapshotSelector::Id(snapshot));
             if with_cache {
@@ -390,7 +391,7 @@ async fn live_entry_cache_rebuilds_for_another_snapshot() {
                     .with_entry_cache(cache.clone())
                     .with_option("scan.manifest-entry-cache.max-snapshots", "4");
             }
-            TableScan::new(b.build().unwrap())
+            b.build().unwrap()
         };
         let cached = mk(true).plan().await.unwrap();
         assert_eq!(cached.metrics.cache_hits, hit, "snapshot {snapshot}");

@@ -6,8 +6,7 @@
 use std::path::PathBuf;
 
 use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
+
 use serde_json::{json, Map, Value};
 
 use crate::bucket_pruning::{assert_same_rows, key_predicates, plan, Rng};
@@ -24,13 +23,9 @@ fn random_tables() -> Option<PathBuf> {
 }
 
 async fn all_rows(table: &Table) -> Vec<Map<String, Value>> {
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build().unwrap())
-        .plan()
-        .await
-        .unwrap();
-    json_rows(&TableRead::new(table), plan.splits)
-        .await
-        .unwrap()
+    let scan = table.scan().build().unwrap();
+    let plan = scan.plan().await.unwrap();
+    json_rows(&scan.reader(), plan.splits).await.unwrap()
 }
 
 #[tokio::test]

@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
-use paimon_core::expr::parse_predicate;
 use paimon_core::read::TableRead;
 use paimon_core::render::batch_to_json_rows;
-use paimon_core::scan::{Plan, ScanContextBuilder, SnapshotSelector, Split, TableScan};
+use paimon_core::scan::{Plan, SnapshotSelector, Split, TableScan};
 use serde_json::{Map, Value};
 
 /// `../shared/fixtures/java` beside the repository (or `$PAIMON_JAVA_FIXTURES`).
@@ -116,11 +115,11 @@ pub async fn json_rows(
 /// error (opening, planning or reading) instead of panicking on it.
 pub async fn try_count_rows(path: &str) -> paimon_core::Result<usize> {
     let table = Table::open(path).await?;
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-        .plan()
-        .await?;
-    let batches: Vec<_> = TableRead::new(&table)
-        .read(plan.splits)?
+    let batches: Vec<_> = table
+        .scan()
+        .build()?
+        .to_arrow()
+        .await?
         .try_collect()
         .await?;
     Ok(batches.iter().map(|b| b.num_rows()).sum())
@@ -158,37 +157,32 @@ pub struct Query<'a> {
     pub snapshot: Option<i64>,
 }
 
-/// Plans a query.
-pub async fn plan(table: &Table, q: &Query<'_>) -> Plan {
-    let mut b = ScanContextBuilder::new(table.clone());
+/// The scan of a query.
+pub fn query_scan(table: &Table, q: &Query<'_>) -> TableScan {
+    let mut b = table.scan();
     if let Some(f) = q.filter {
-        b = b.with_predicate(parse_predicate(f).unwrap());
+        b = b.with_filter(f).unwrap();
     }
     if let Some(s) = q.snapshot {
         b = b.with_snapshot(SnapshotSelector::Id(s));
     }
-    TableScan::new(b.build().unwrap()).plan().await.unwrap()
+    if let Some(cols) = &q.select {
+        b = b.select(cols.iter().copied()).unwrap();
+    }
+    b.build().unwrap()
+}
+
+/// Plans a query.
+pub async fn plan(table: &Table, q: &Query<'_>) -> Plan {
+    query_scan(table, q).plan().await.unwrap()
 }
 
 /// Reads a query to rows, each row its values joined by ", ", sorted.
 pub async fn read_rows(path: &str, q: Query<'_>) -> Vec<String> {
     let table = Table::open(path).await.unwrap();
-    let mut b = ScanContextBuilder::new(table.clone());
-    if let Some(f) = q.filter {
-        b = b.with_predicate(parse_predicate(f).unwrap());
-    }
-    if let Some(s) = q.snapshot {
-        b = b.with_snapshot(SnapshotSelector::Id(s));
-    }
-    let ctx = b.build().unwrap();
-    let pred = ctx.predicate.clone();
-    let plan = TableScan::new(ctx).plan().await.unwrap();
-    let mut read = TableRead::new(&table).with_predicate(pred);
-    if let Some(cols) = &q.select {
-        let cols: Vec<String> = cols.iter().map(|s| s.to_string()).collect();
-        read = read.with_projection(&cols).unwrap();
-    }
-    let rows = json_rows(&read, plan.splits).await.unwrap();
+    let scan = query_scan(&table, &q);
+    let plan = scan.plan().await.unwrap();
+    let rows = json_rows(&scan.reader(), plan.splits).await.unwrap();
     render(&rows)
 }
 

@@ -1,7 +1,7 @@
 //! Metadata of Java-written tables: snapshots, plans, errors.
 
 use paimon_core::catalog::Table;
-use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
+use paimon_core::scan::SnapshotSelector;
 use paimon_core::ErrorKind;
 
 use crate::common::{open_java, plan, Query};
@@ -47,11 +47,8 @@ async fn partition_and_bucket_pruning_metrics() {
         .iter()
         .all(|s| s.as_data().bucket_path.contains("f1=20")));
     assert!(p.metrics.files_planned < all.metrics.files_planned);
-    let ctx = ScanContextBuilder::new(table.clone())
-        .with_bucket_filter(0)
-        .build()
-        .unwrap();
-    let b = TableScan::new(ctx).plan().await.unwrap();
+    let ctx = table.scan().with_bucket_filter(0).build().unwrap();
+    let b = ctx.plan().await.unwrap();
     assert!(b.splits.iter().all(|s| s.as_data().bucket == 0));
     assert!(b.metrics.files_skipped_by_bucket > 0);
 }
@@ -59,21 +56,20 @@ async fn partition_and_bucket_pruning_metrics() {
 #[tokio::test]
 async fn missing_snapshot_and_tag_are_clear_errors() {
     let table = open_java("parquet/append_09").await;
-    let ctx = ScanContextBuilder::new(table.clone())
+    let ctx = table
+        .scan()
         .with_snapshot(SnapshotSelector::Id(42))
         .build()
         .unwrap();
-    let e = TableScan::new(ctx).plan().await.unwrap_err();
+    let e = ctx.plan().await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
     assert!(e.to_string().contains("snapshot 42"), "{e}");
-    let ctx = ScanContextBuilder::new(table.clone())
+    let ctx = table
+        .scan()
         .with_snapshot(SnapshotSelector::Tag("nope".into()))
         .build()
         .unwrap();
-    assert_eq!(
-        TableScan::new(ctx).plan().await.unwrap_err().kind(),
-        ErrorKind::NotFound
-    );
+    assert_eq!(ctx.plan().await.unwrap_err().kind(), ErrorKind::NotFound);
     let e = Table::open("/nonexistent/table").await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotFound);
 }

@@ -221,12 +221,17 @@ async fn nested_types_and_bitmap_index_table() {
 #[tokio::test]
 async fn metadata_columns_show_the_winning_version() {
     use futures::TryStreamExt;
-    use paimon_core::read::TableRead;
     use paimon_core::render::batch_to_json_rows;
     let t = java_table("parquet/pk_table_scan_and_read_mor");
     let table = Table::open(&t).await.unwrap();
     let p = plan(&table, &Query::default()).await;
-    let read = TableRead::new(&table).with_metadata(true).unwrap();
+    let read = table
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
+        .with_metadata(true)
+        .unwrap();
     let fields = read.output_fields().to_vec();
     assert_eq!(fields.len(), 8);
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
@@ -242,7 +247,13 @@ async fn metadata_columns_show_the_winning_version() {
     assert_eq!(seen, 11);
     // Append tables have the file-path and row-index columns only.
     let append = open_java("parquet/append_09").await;
-    let read = TableRead::new(&append).with_metadata(true).unwrap();
+    let read = append
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
+        .with_metadata(true)
+        .unwrap();
     let names: Vec<&str> = read
         .output_fields()
         .iter()

@@ -5,7 +5,7 @@
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::expr::{filter_batch, parse_predicate, BoundPredicate};
-use paimon_core::read::{ReadMetricsSnapshot, TableRead};
+use paimon_core::read::ReadMetricsSnapshot;
 use paimon_core::render::batch_to_json_rows;
 
 use crate::common::{json_rows, open_java, plan, render, Query};
@@ -32,7 +32,12 @@ async fn pushed(
     };
     let p = plan(table, &q).await;
     let pred = bound(table, filter);
-    let read = TableRead::new(table).with_predicate(Some(pred));
+    let read = table
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
+        .with_predicate(Some(pred));
     let rows = json_rows(&read, p.splits).await.unwrap();
     (render(&rows), read.metrics())
 }
@@ -45,7 +50,7 @@ async fn unpushed(table: &Table, filter: &str, snapshot: Option<i64>) -> Vec<Str
     };
     let p = plan(table, &q).await;
     let pred = bound(table, filter);
-    let read = TableRead::new(table);
+    let read = table.scan().build().unwrap().reader();
     let fields = read.output_fields().to_vec();
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
     let mut rows = vec![];

@@ -7,8 +7,7 @@
 use std::path::PathBuf;
 
 use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
+
 use serde_json::Value;
 
 use crate::common::{generated_tables, json_rows, open_indexed, tables_index};
@@ -24,14 +23,13 @@ fn merge_engine_tables() -> Option<PathBuf> {
 }
 
 async fn rows(table: &Table, columns: Option<&[&str]>) -> paimon_core::Result<Vec<Value>> {
-    let plan = TableScan::new(ScanContextBuilder::new(table.clone()).build()?)
-        .plan()
-        .await?;
-    let mut read = TableRead::new(table);
+    let mut b = table.scan();
     if let Some(c) = columns {
-        let c: Vec<String> = c.iter().map(|s| s.to_string()).collect();
-        read = read.with_projection(&c)?;
+        b = b.select(c.iter().copied())?;
     }
+    let scan = b.build()?;
+    let plan = scan.plan().await?;
+    let read = scan.reader();
     let mut out: Vec<Value> = json_rows(&read, plan.splits)
         .await?
         .into_iter()

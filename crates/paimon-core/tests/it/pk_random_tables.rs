@@ -10,8 +10,7 @@
 use std::path::PathBuf;
 
 use paimon_core::catalog::Table;
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
+
 use serde_json::Value;
 
 use crate::common::{generated_tables, json_rows, open_indexed, tables_index};
@@ -30,14 +29,13 @@ fn pk_random_tables() -> Option<PathBuf> {
 /// Reads the latest snapshot of `table`, planning and filtering by `pred` when given; rows as
 /// sorted JSON strings.
 async fn read(table: &Table, name: &str, pred: Option<&Value>) -> Vec<String> {
-    let mut ctx = ScanContextBuilder::new(table.clone());
+    let mut b = table.scan();
     if let Some(p) = pred {
-        ctx = ctx.with_predicate(predicate(p));
+        b = b.with_predicate(predicate(p));
     }
-    let ctx = ctx.build().unwrap();
-    let bound = ctx.predicate.clone();
-    let plan = TableScan::new(ctx).plan().await.unwrap();
-    let read = TableRead::new(table).with_predicate(bound);
+    let scan = b.build().unwrap();
+    let plan = scan.plan().await.unwrap();
+    let read = scan.reader();
     let mut rows: Vec<String> = json_rows(&read, plan.splits)
         .await
         .unwrap_or_else(|e| panic!("{name} {pred:?}: {e}"))
@@ -77,7 +75,11 @@ async fn random_pk_tables_read_as_the_java_model() {
     for t in &tables {
         let name = t["name"].as_str().unwrap();
         let table = open_indexed(&root, t).await;
-        let fields: Vec<String> = TableRead::new(&table)
+        let fields: Vec<String> = table
+            .scan()
+            .build()
+            .unwrap()
+            .reader()
             .output_fields()
             .iter()
             .map(|f| f.name.clone())

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use paimon_core::catalog::Table;
 use paimon_core::expr::{CompareOp, Literal, Predicate};
-use paimon_core::read::TableRead;
-use paimon_core::scan::{ScanContextBuilder, TableScan};
+
 use serde_json::{Map, Value};
 
 use crate::common::{column_names, generated_tables, json_rows};
@@ -135,21 +134,20 @@ pub async fn check_table(root: &std::path::Path, expected: &Value) -> usize {
     let mut checked = 0;
     for q in expected["queries"].as_array().unwrap() {
         let name = q["name"].as_str().unwrap();
-        let mut b = ScanContextBuilder::new(table.clone());
+        let mut b = table.scan();
         if !q["predicate"].is_null() {
             b = b.with_predicate(predicate(&q["predicate"]));
         }
-        let ctx = b
-            .build()
-            .unwrap_or_else(|e| panic!("{}: {name}: {e}", expected["table"]));
-        let pred = ctx.predicate.clone();
-        let plan = TableScan::new(ctx).plan().await.unwrap();
-        let mut read = TableRead::new(&table).with_predicate(pred);
         let cols: Vec<String> = match q["projection"].as_array() {
             Some(p) => p.iter().map(|c| c.as_str().unwrap().to_string()).collect(),
             None => column_names(&table),
         };
-        read = read.with_projection(&cols).unwrap();
+        let scan = b
+            .select(cols.clone())
+            .and_then(|b| b.build())
+            .unwrap_or_else(|e| panic!("{}: {name}: {e}", expected["table"]));
+        let plan = scan.plan().await.unwrap();
+        let read = scan.reader();
         let mut got: Vec<String> = json_rows(&read, plan.splits)
             .await
             .unwrap()

@@ -9,7 +9,7 @@ use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::index::deletion_vector::decode_deletion_vector;
 use paimon_core::read::merge::{sequence_number_field, value_kind_field};
-use paimon_core::read::{read_data_file, DataFileRead, TableRead};
+use paimon_core::read::{read_data_file, DataFileRead};
 use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use serde_json::{Map, Value};
@@ -23,7 +23,13 @@ const POS: &str = "__paimon_row_index";
 
 /// Reads `plan` with metadata columns.
 async fn read_meta(table: &Table, plan: Plan) -> Vec<Row> {
-    let read = TableRead::new(table).with_metadata(true).unwrap();
+    let read = table
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
+        .with_metadata(true)
+        .unwrap();
     json_rows(&read, plan.splits).await.unwrap()
 }
 
@@ -362,7 +368,11 @@ async fn avro_positions_with_row_ranges() {
 async fn metadata_columns_can_be_selected_by_name() {
     let table = open_java("parquet/append_09").await;
     let p = plan(&table, &Query::default()).await;
-    let read = TableRead::new(&table)
+    let read = table
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
         .with_projection(&[POS.to_string(), "f0".to_string()])
         .unwrap();
     let fields = read.output_fields().to_vec();
@@ -376,7 +386,11 @@ async fn metadata_columns_can_be_selected_by_name() {
         let table = open_java(rel).await;
         let p = plan(&table, &Query::default()).await;
         let total: i64 = p.splits.iter().map(|s| s.as_data().row_count()).sum();
-        let read = TableRead::new(&table)
+        let read = table
+            .scan()
+            .build()
+            .unwrap()
+            .reader()
             .with_projection(&[POS.to_string()])
             .unwrap();
         let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
@@ -384,7 +398,11 @@ async fn metadata_columns_can_be_selected_by_name() {
         assert_eq!(n as i64, total, "{rel}");
     }
     // `_SEQUENCE_NUMBER` exists only for primary-key tables.
-    assert!(TableRead::new(&table)
+    assert!(table
+        .scan()
+        .build()
+        .unwrap()
+        .reader()
         .with_projection(&["_SEQUENCE_NUMBER".to_string()])
         .is_err());
 }

@@ -1,7 +1,7 @@
 //! Snapshot selection: by id, by timestamp, by tag.
 
 use paimon_core::catalog::Table;
-use paimon_core::scan::{ScanContextBuilder, SnapshotSelector, TableScan};
+use paimon_core::scan::SnapshotSelector;
 use paimon_core::ErrorKind;
 
 use crate::common::{java_table_copy, open_java};
@@ -10,13 +10,7 @@ async fn plan_at(
     table: &Table,
     s: SnapshotSelector,
 ) -> paimon_core::Result<paimon_core::scan::Plan> {
-    TableScan::new(
-        ScanContextBuilder::new(table.clone())
-            .with_snapshot(s)
-            .build()?,
-    )
-    .plan()
-    .await
+    table.scan().with_snapshot(s).build()?.plan().await
 }
 
 #[tokio::test]
