@@ -17,6 +17,7 @@ pub mod bucket;
 pub mod catalog;
 pub mod error;
 pub mod expr;
+pub mod hash;
 pub mod index;
 pub mod io;
 pub mod read;
