@@ -20,6 +20,7 @@ pub mod expr;
 pub mod hash;
 pub mod index;
 pub mod io;
+pub mod mergetree;
 pub mod read;
 pub mod render;
 pub mod scan;

@@ -15,8 +15,6 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
-use futures::stream::BoxStream;
 use futures::StreamExt;
 use parquet::file::metadata::RowGroupMetaData;
 use roaring::RoaringTreemap;
@@ -27,8 +25,7 @@ use crate::io::FileIO;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
-/// A stream of record batches.
-pub type RecordBatchStream = BoxStream<'static, Result<RecordBatch>>;
+pub use crate::arrow::RecordBatchStream;
 
 /// A Parquet row-group predicate: `false` skips the group (for statistics pruning).
 pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::index::deletion_vector::decode_deletion_vector;
-use paimon_core::read::merge::{sequence_number_field, value_kind_field};
+use paimon_core::mergetree::{sequence_number_field, value_kind_field};
 use paimon_core::read::{read_data_file, DataFileRead, TableRead};
 use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};

@@ -35,8 +35,8 @@ use super::aggregate::{configured_function, field_aggregator, AggFunction};
 use super::field_agg::{compare_values, value, FieldAgg};
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
-use crate::read::evolution::KEY_FIELD_ID_START;
 use crate::spec::options::TableOptions;
+use crate::spec::special_fields::KEY_FIELD_ID_START;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 

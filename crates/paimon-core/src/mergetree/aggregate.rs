@@ -98,7 +98,7 @@ impl AggFunction {
         is_key: bool,
         is_seq: bool,
     ) -> Result<Self> {
-        if field.id >= crate::read::evolution::KEY_FIELD_ID_START {
+        if field.id >= crate::spec::special_fields::KEY_FIELD_ID_START {
             return Ok(AggFunction::Keep);
         }
         if is_seq {
