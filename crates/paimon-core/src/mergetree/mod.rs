@@ -63,15 +63,15 @@ fn add_group_sequence_fields(
     options: &TableOptions,
     fields: &mut Vec<DataField>,
 ) -> Result<()> {
-    let groups = partial_update::sequence_groups(options);
-    partial_update::check_group_fields(&groups, &schema.fields)?;
+    let groups = options.per_field.sequence_groups();
+    partial_update::check_group_fields(groups, &schema.fields)?;
     let pk = schema.fields_of(&schema.primary_keys)?;
     let keys: Vec<usize> = pk
         .iter()
         .filter_map(|k| schema.fields.iter().position(|f| f.id == k.id))
         .collect();
     partial_update::PartialUpdate::new(options, &schema.fields, &keys)?;
-    for g in &groups {
+    for g in groups {
         let read = g
             .members
             .iter()
