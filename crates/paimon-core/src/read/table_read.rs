@@ -513,8 +513,7 @@ impl TableRead {
         let row_ranges = split
             .row_ranges
             .as_ref()
-            .and_then(|r| r.get(index).cloned().flatten())
-            .map(|v| v.into_iter().map(|(a, b)| a..b.saturating_add(1)).collect());
+            .and_then(|r| r.get(index).cloned().flatten());
         let read = DataFileRead {
             location: location.clone(),
             file_size: u64::try_from(file.file_size).ok(),
