@@ -2,6 +2,7 @@
 
 use paimon_core::render::datum_to_json;
 use paimon_core::spec::binary_row::BinaryRow;
+use paimon_core::spec::row_range::to_inclusive;
 use paimon_core::spec::TableSchema;
 use paimon_core::Result;
 use paimon_core::{DataSplit, Plan};
@@ -63,6 +64,7 @@ pub fn plan_json(plan: &Plan, schema: &TableSchema) -> Result<Value> {
                     .and_then(|r| r.get(i).cloned().flatten())
                     .map(|v| {
                         v.into_iter()
+                            .filter_map(|r| to_inclusive(&r))
                             .map(|(a, b)| json!([a, b]))
                             .collect::<Vec<_>>()
                     });

@@ -7,3 +7,7 @@
 pub mod schema;
 
 pub use schema::{arrow_field, arrow_schema, arrow_type, FIELD_ID_KEY};
+
+/// A stream of record batches (decoded files, sorted runs, merged output).
+pub type RecordBatchStream =
+    futures::stream::BoxStream<'static, crate::Result<arrow_array::RecordBatch>>;

@@ -1,13 +1,12 @@
 //! Bucket assignment for fixed-bucket tables: the row hash and the bucket functions.
 //!
 //! Mirrors Java `org.apache.paimon.bucket` (`BucketFunction`, `DefaultBucketFunction`,
-//! `ModBucketFunction`, `HiveBucketFunction`, `HiveHasher`) and
-//! `org.apache.paimon.utils.MurmurHashUtils` (Paimon 2.0). The bucket-key row itself is a
-//! [`BinaryRow`](crate::spec::binary_row::BinaryRow) built with
+//! `ModBucketFunction`, `HiveBucketFunction`, `HiveHasher`), Paimon 2.0. The row hash
+//! (`MurmurHashUtils`) lives in [`crate::hash`], shared with `BinaryRow::hash_code`. The
+//! bucket-key row itself is a [`BinaryRow`](crate::spec::binary_row::BinaryRow) built with
 //! [`BinaryRow::encode`](crate::spec::binary_row::BinaryRow::encode).
 
 pub mod function;
-pub mod murmur;
 pub mod selector;
 
 pub use function::{BucketFunction, BucketFunctionType};

@@ -19,13 +19,12 @@
 //! buckets of **both** zeros, which hash differently under `default` but may compare equal.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::str::FromStr;
 use std::sync::Arc;
 
 use super::function::{hive_supports, BucketFunction, BucketFunctionType};
 use crate::expr::{eval_partition, BoundPredicate, LeafOp, Prune};
 use crate::spec::binary_row::BinaryRow;
-use crate::spec::options::{BucketFunctionKind, BucketMode, TableOptions, BUCKET_FUNCTION_TYPE};
+use crate::spec::options::{stored_bucket_function, BucketFunctionKind, BucketMode, TableOptions};
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::spec::{Datum, TableSchema};
 use crate::{Error, Result};
@@ -140,12 +139,9 @@ impl BucketSelector {
     /// bucket-key field ids and types (nullability aside) and the same bucket function (read
     /// from `other`'s own options). Unrelated columns do not matter.
     pub fn compatible_with(&self, other: &TableSchema) -> bool {
-        let other_function = match other.options.get(BUCKET_FUNCTION_TYPE) {
-            None => BucketFunctionType::Default,
-            Some(s) => match BucketFunctionType::from_str(s) {
-                Ok(t) => t,
-                Err(_) => return false,
-            },
+        let other_function = match stored_bucket_function(&other.options) {
+            Ok(kind) => function_type_of(kind),
+            Err(_) => return false,
         };
         if other_function != self.function.kind() {
             return false;

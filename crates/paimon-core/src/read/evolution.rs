@@ -35,10 +35,7 @@ use crate::arrow::schema::{arrow_field, arrow_type, map_type, timestamp_unit};
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
 
-/// First id of `_KEY_<k>` fields (`SpecialFields.KEY_FIELD_ID_START`).
-pub const KEY_FIELD_ID_START: i32 = 1_073_741_823;
-/// Smallest id of the other system fields (`_ROW_ID` = 2147483642 ... `_SEQUENCE_NUMBER`).
-pub const SYSTEM_FIELD_ID_START: i32 = 2_147_483_642;
+pub use crate::spec::special_fields::{KEY_FIELD_ID_START, SYSTEM_FIELD_ID_START};
 
 /// Where one output column comes from.
 #[derive(Debug, Clone)]

@@ -12,11 +12,8 @@
 //! the positions of the rows the format reader emits.
 
 use std::fmt;
-use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
-use futures::stream::BoxStream;
 use futures::StreamExt;
 use parquet::file::metadata::RowGroupMetaData;
 use roaring::RoaringTreemap;
@@ -24,11 +21,11 @@ use roaring::RoaringTreemap;
 use super::format::FileFormat;
 use super::metadata_columns::{MetadataFiller, RowPositions};
 use crate::io::FileIO;
+use crate::spec::row_range::RowRange;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
-/// A stream of record batches.
-pub type RecordBatchStream = BoxStream<'static, Result<RecordBatch>>;
+pub use crate::arrow::RecordBatchStream;
 
 /// A Parquet row-group predicate: `false` skips the group (for statistics pruning).
 pub type RowGroupFilter = Arc<dyn Fn(&RowGroupMetaData) -> bool + Send + Sync>;
@@ -54,7 +51,7 @@ pub struct DataFileRead {
     /// Rows per output batch (at most).
     pub batch_size: usize,
     /// File-local row positions to keep (sorted, disjoint); `None` keeps all rows.
-    pub row_ranges: Option<Vec<Range<u64>>>,
+    pub row_ranges: Option<Vec<RowRange>>,
     /// Row positions to drop (a deletion vector).
     pub deleted_rows: Option<Arc<RoaringTreemap>>,
     /// Parquet only: called per row group, `false` skips it; ignored for ORC and Avro.
@@ -103,7 +100,7 @@ impl DataFileRead {
 /// in order (sorted, disjoint ranges; an open end is allowed).
 pub(crate) struct OpenedFile {
     pub(crate) batches: RecordBatchStream,
-    pub(crate) positions: Vec<Range<u64>>,
+    pub(crate) positions: Vec<RowRange>,
 }
 
 /// Opens one data file and streams it as record batches of `read.read_fields`.

@@ -19,13 +19,13 @@
 //! read fields before the format reader runs and [`MetadataFiller::fill`] inserts them into
 //! every batch at their requested positions.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, RecordBatchOptions, StringArray};
 use arrow_schema::{FieldRef, Schema};
 
 use crate::arrow::schema::arrow_field;
+use crate::spec::row_range::RowRange;
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
 
@@ -64,14 +64,14 @@ pub fn is_metadata_column(id: i32) -> bool {
 /// The file positions of the rows a format reader emits, handed out batch by batch.
 #[derive(Debug, Clone)]
 pub struct RowPositions {
-    ranges: Vec<Range<u64>>,
+    ranges: Vec<RowRange>,
     index: usize,
     next: u64,
 }
 
 impl RowPositions {
     /// Positions covering `ranges` (sorted, disjoint), in order.
-    pub fn new(ranges: Vec<Range<u64>>) -> Self {
+    pub fn new(ranges: Vec<RowRange>) -> Self {
         let next = ranges.first().map_or(0, |r| r.start);
         RowPositions {
             ranges,

@@ -12,7 +12,6 @@ pub mod avro;
 pub mod evolution;
 pub mod file_reader;
 pub mod format;
-pub mod merge;
 pub mod metadata_columns;
 pub mod metrics;
 pub mod orc;

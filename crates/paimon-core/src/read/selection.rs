@@ -6,10 +6,9 @@
 //! (java-formats.md §6.2: positions are 0-based row indexes within the file, deleted rows
 //! included) and handed to the format decoder, so no per-row work happens here.
 
-use std::ops::Range;
-
 use roaring::RoaringTreemap;
 
+use crate::spec::row_range::RowRange;
 use crate::{Error, Result};
 
 /// The row ranges to keep in a file of `total` rows, or `None` when every row is kept.
@@ -18,13 +17,13 @@ use crate::{Error, Result};
 /// `deleted` are removed.
 pub fn selected_ranges(
     total: u64,
-    row_ranges: Option<&[Range<u64>]>,
+    row_ranges: Option<&[RowRange]>,
     deleted: Option<&RoaringTreemap>,
-) -> Result<Option<Vec<Range<u64>>>> {
+) -> Result<Option<Vec<RowRange>>> {
     if row_ranges.is_none() && deleted.is_none_or(|d| d.is_empty()) {
         return Ok(None);
     }
-    let mut base: Vec<Range<u64>> = Vec::new();
+    let mut base: Vec<RowRange> = Vec::new();
     match row_ranges {
         None => base.push(0..total),
         Some(ranges) => {
@@ -73,7 +72,7 @@ pub fn selected_ranges(
 /// Calls `emit(select, len)` for consecutive runs covering the rows of `groups` (sorted, disjoint
 /// row ranges of the row groups that will be decoded): `select = true` for rows in `ranges`.
 /// Rows outside `groups` are not mentioned, as decoders only see the rows of the kept groups.
-pub fn runs_within(groups: &[Range<u64>], ranges: &[Range<u64>], mut emit: impl FnMut(bool, u64)) {
+pub fn runs_within(groups: &[RowRange], ranges: &[RowRange], mut emit: impl FnMut(bool, u64)) {
     let mut i = 0;
     for g in groups {
         let mut pos = g.start;
@@ -99,7 +98,7 @@ pub fn runs_within(groups: &[Range<u64>], ranges: &[Range<u64>], mut emit: impl 
 }
 
 /// The positions in both `a` and `b` (each sorted and disjoint), as sorted disjoint ranges.
-pub fn intersect(a: &[Range<u64>], b: &[Range<u64>]) -> Vec<Range<u64>> {
+pub fn intersect(a: &[RowRange], b: &[RowRange]) -> Vec<RowRange> {
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
@@ -143,7 +142,7 @@ mod tests {
             intersect(&[0..4, 8..12], &[2..10, 11..20]),
             vec![2..4, 8..10, 11..12]
         );
-        assert_eq!(intersect(&[0..4], &[]), Vec::<Range<u64>>::new());
+        assert_eq!(intersect(&[0..4], &[]), Vec::<RowRange>::new());
         assert_eq!(intersect(&[0..4, 5..6], &[0..10]), vec![0..4, 5..6]);
     }
 

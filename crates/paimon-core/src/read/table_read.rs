@@ -33,9 +33,9 @@ use crate::arrow::arrow_schema;
 use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_blob;
+use crate::mergetree::{MergeFunction, MergePlan, SortMerge};
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
-use crate::read::merge::{MergeFunction, MergePlan, SortMerge};
 use crate::read::metadata_columns::{file_path_field, row_index_field};
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
@@ -101,8 +101,8 @@ impl TableRead {
     pub fn metadata_fields(&self) -> Vec<DataField> {
         let mut out = Vec::new();
         if self.table.schema().has_primary_key() {
-            out.push(crate::read::merge::sequence_number_field());
-            out.push(crate::read::merge::value_kind_field());
+            out.push(crate::mergetree::sequence_number_field());
+            out.push(crate::mergetree::value_kind_field());
         }
         out.push(file_path_field());
         out.push(row_index_field());
@@ -256,7 +256,7 @@ impl TableRead {
     /// Reads `splits` in order.
     ///
     /// Append splits and raw-readable primary-key splits are read file by file; other
-    /// primary-key splits go through merge-on-read ([`super::merge`]), one task per split,
+    /// primary-key splits go through merge-on-read ([`crate::mergetree`]), one task per split,
     /// each of its sorted runs decoded ahead on a task of its own (decoding overlaps merging).
     pub fn read(&self, splits: Vec<Split>) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let pk = self.table.schema().has_primary_key();
@@ -514,8 +514,7 @@ impl TableRead {
         let row_ranges = split
             .row_ranges
             .as_ref()
-            .and_then(|r| r.get(index).cloned().flatten())
-            .map(|v| v.into_iter().map(|(a, b)| a..b.saturating_add(1)).collect());
+            .and_then(|r| r.get(index).cloned().flatten());
         let read = DataFileRead {
             location: location.clone(),
             file_size: u64::try_from(file.file_size).ok(),

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::metrics::ScanMetrics;
 use crate::io::join;
 use crate::spec::manifest::DataFileMeta;
+use crate::spec::row_range::{serde_split_ranges, RowRange};
 
 /// A deletion vector of one data file inside an index file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,8 +24,8 @@ pub struct DeletionFile {
     pub cardinality: Option<i64>,
 }
 
-/// File-local row ranges `[from, to]` (both inclusive), sorted and disjoint.
-pub type RowRanges = Vec<(u64, u64)>;
+/// File-local row ranges ([`RowRange`]: `start..end`, end exclusive), sorted and disjoint.
+pub type RowRanges = Vec<RowRange>;
 
 /// The files of one (partition, bucket) to read together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,7 +48,9 @@ pub struct DataSplit {
     pub deletion_files: Vec<Option<DeletionFile>>,
     /// Whether files can be read one by one without merging.
     pub raw_convertible: bool,
-    /// Per file, file-local row ranges `[from, to]` (inclusive) to read; `None` = all rows.
+    /// Per file, file-local row ranges to read; `None` = all rows. Serialised as inclusive
+    /// `[from, to]` pairs (Java's `Range`), see [`serde_split_ranges`].
+    #[serde(with = "serde_split_ranges")]
     pub row_ranges: Option<Vec<Option<RowRanges>>>,
 }
 

@@ -7,7 +7,7 @@
 //! others are cut into key-disjoint sections ([`interval_partition`]) and whole sections are
 //! packed, so one key never lands in two splits.
 
-use crate::read::merge::interval_partition::{interval_partition, keyed_files};
+use crate::mergetree::interval_partition::{interval_partition, keyed_files};
 use crate::spec::manifest::DataFileMeta;
 use crate::spec::types::DataType;
 

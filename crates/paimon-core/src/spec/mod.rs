@@ -7,10 +7,13 @@ pub mod manifest;
 pub mod options;
 pub mod orc_footer;
 pub mod partition_path;
+pub mod row_range;
 pub mod schema;
 pub mod snapshot;
+pub mod special_fields;
 pub mod types;
 
 pub use datum::{Datum, Decimal, Timestamp};
+pub use row_range::RowRange;
 pub use schema::TableSchema;
 pub use types::{DataField, DataType, TypeKind};

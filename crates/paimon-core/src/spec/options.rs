@@ -12,6 +12,7 @@
 //! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
 
 mod enums;
+mod fields;
 mod known_keys;
 mod memory_size;
 mod reader;
@@ -25,6 +26,7 @@ pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,
 };
+pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
 
 use crate::spec::schema::TableSchema;
@@ -63,6 +65,9 @@ pub const IGNORE_DELETE_FALLBACKS: &[&str] = &[
 ];
 /// `partial-update.remove-record-on-delete`, default false.
 pub const PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE: &str = "partial-update.remove-record-on-delete";
+/// `partial-update.remove-record-on-sequence-group`: comma list of sequence fields.
+pub const PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP: &str =
+    "partial-update.remove-record-on-sequence-group";
 /// `aggregation.remove-record-on-delete`, default false.
 pub const AGGREGATION_REMOVE_RECORD_ON_DELETE: &str = "aggregation.remove-record-on-delete";
 /// `deletion-vectors.enabled`, default false.
@@ -197,6 +202,9 @@ pub struct TableOptions {
     pub ignore_delete: bool,
     /// `partial-update.remove-record-on-delete` (default false).
     pub partial_update_remove_record_on_delete: bool,
+    /// `partial-update.remove-record-on-sequence-group`, split on `,` verbatim (a blank value
+    /// is kept, as one empty name).
+    pub partial_update_remove_record_on_sequence_group: Option<Vec<String>>,
     /// `aggregation.remove-record-on-delete` (default false).
     pub aggregation_remove_record_on_delete: bool,
     /// `rowkind.field`: a column holding each row's kind.
@@ -267,8 +275,10 @@ pub struct TableOptions {
     pub row_tracking_enabled: bool,
     /// `data-evolution.enabled` (default false).
     pub data_evolution_enabled: bool,
-    /// Every key not parsed into a field above (known untyped options, `fields.*`, format
-    /// options, unknown keys), verbatim.
+    /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
+    pub per_field: FieldOptions,
+    /// Every key not parsed into a field above (known untyped options, format options,
+    /// unknown keys), verbatim; `fields.*` keys stay here too, besides [`Self::per_field`].
     pub extra: BTreeMap<String, String>,
     /// The complete map this was parsed from.
     raw: HashMap<String, String>,
@@ -321,12 +331,13 @@ impl TableOptions {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         options.extra = extra;
+        options.per_field = FieldOptions::from_map(&map);
         options.validate_options(r.kind())?;
         options.raw = map;
         Ok(options)
     }
 
-    /// Reads every typed field; `extra` and `raw` are filled in by the caller.
+    /// Reads every typed field; `per_field`, `extra` and `raw` are filled in by the caller.
     fn parse_fields(r: &mut OptionReader<'_>) -> Result<Self> {
         Ok(TableOptions {
             bucket: r.get(BUCKET, BucketMode::Dynamic)?,
@@ -345,6 +356,9 @@ impl TableOptions {
             ignore_delete: r.bool_with(IGNORE_DELETE, IGNORE_DELETE_FALLBACKS, false)?,
             partial_update_remove_record_on_delete: r
                 .bool(PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE, false)?,
+            partial_update_remove_record_on_sequence_group: r
+                .string(PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP)
+                .map(|v| v.split(',').map(str::to_string).collect()),
             aggregation_remove_record_on_delete: r
                 .bool(AGGREGATION_REMOVE_RECORD_ON_DELETE, false)?,
             rowkind_field: r.string(ROWKIND_FIELD),
@@ -392,6 +406,7 @@ impl TableOptions {
             postpone_default_bucket_num: r.i32(POSTPONE_DEFAULT_BUCKET_NUM)?.unwrap_or(1),
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
+            per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),
         })
@@ -557,6 +572,22 @@ impl TableOptions {
     pub fn raw(&self) -> &HashMap<String, String> {
         &self.raw
     }
+}
+
+/// `bucket-key` of a stored option map (a schema's own `options`) split on `,` verbatim (Java
+/// `TableSchema#bucketKeys`); `None` when absent or blank.
+pub fn stored_bucket_key(map: &HashMap<String, String>) -> Option<Vec<String>> {
+    match map.get(BUCKET_KEY) {
+        Some(v) if !v.trim().is_empty() => Some(v.split(',').map(str::to_string).collect()),
+        _ => None,
+    }
+}
+
+/// `bucket-function.type` of a stored option map (a schema's own `options`; default
+/// `default`), without parsing the map's other options.
+pub fn stored_bucket_function(map: &HashMap<String, String>) -> Result<BucketFunctionKind> {
+    map.get(BUCKET_FUNCTION_TYPE)
+        .map_or(Ok(BucketFunctionKind::Default), |v| v.parse())
 }
 
 /// `partition.default-name` default: the directory value of null partition values.

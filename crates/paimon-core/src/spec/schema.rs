@@ -104,10 +104,8 @@ impl TableSchema {
 
     /// Option `bucket-key` split on `,` if set and non-blank, else the trimmed primary keys.
     pub fn bucket_keys(&self) -> Vec<String> {
-        match self.options.get("bucket-key") {
-            Some(v) if !v.trim().is_empty() => v.split(',').map(str::to_string).collect(),
-            _ => self.trimmed_primary_keys(),
-        }
+        crate::spec::options::stored_bucket_key(&self.options)
+            .unwrap_or_else(|| self.trimmed_primary_keys())
     }
 
     /// Fields of `names`, in that order; an error names the first missing one.

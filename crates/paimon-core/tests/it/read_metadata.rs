@@ -8,10 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::index::deletion_vector::decode_deletion_vector;
-use paimon_core::read::merge::{sequence_number_field, value_kind_field};
+use paimon_core::mergetree::{sequence_number_field, value_kind_field};
 use paimon_core::read::{read_data_file, DataFileRead};
 use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
+use paimon_core::spec::row_range::from_inclusive;
 use serde_json::{Map, Value};
 
 use crate::common::{column_names, json_rows, open_java, plan, Query};
@@ -183,7 +184,12 @@ async fn positions_with_row_ranges_and_deletion_vectors() {
         // Keep rows 1..=3 of every file.
         for s in &mut p.splits {
             let Split::Data(d) = s else { unreachable!() };
-            d.row_ranges = Some(d.files.iter().map(|_| Some(vec![(1, 3)])).collect());
+            d.row_ranges = Some(
+                d.files
+                    .iter()
+                    .map(|_| Some(vec![from_inclusive(1, 3)]))
+                    .collect(),
+            );
         }
         let out = read_meta(&table, p.clone()).await;
         assert_sources(&raw, &out, &["f0", "f3", "_SEQUENCE_NUMBER"]);
@@ -348,7 +354,12 @@ async fn avro_positions_with_row_ranges() {
     assert!(rows >= 3, "fixture too small: {rows}");
     for s in &mut p.splits {
         let Split::Data(d) = s else { unreachable!() };
-        d.row_ranges = Some(d.files.iter().map(|_| Some(vec![(0, 0), (2, 9)])).collect());
+        d.row_ranges = Some(
+            d.files
+                .iter()
+                .map(|_| Some(vec![from_inclusive(0, 0), from_inclusive(2, 9)]))
+                .collect(),
+        );
     }
     let out = read_meta(&table, p.clone()).await;
     let cols = column_names(&table);

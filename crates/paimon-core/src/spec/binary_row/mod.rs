@@ -27,7 +27,7 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::bucket::murmur::{murmur3_32_words, DEFAULT_SEED};
+use crate::hash::{murmur3_32_words, DEFAULT_SEED};
 use crate::spec::bytes::ByteReader;
 use crate::spec::datum::{Datum, Decimal, Timestamp};
 use crate::spec::types::{DataType, TypeKind};

@@ -492,3 +492,111 @@ fn sample_warehouse_schemas_parse() {
     assert_eq!(events.bucket.raw(), 4);
     assert_eq!(events.bucket_key, Some(vec!["id".to_string()]));
 }
+
+#[test]
+fn merge_field_options_are_typed() {
+    let o = parse(&[
+        ("fields.v.aggregate-function", "sum"),
+        ("fields.default-aggregate-function", "max"),
+        ("fields.s.list-agg-delimiter", ";"),
+        ("fields.s.distinct", "TRUE"),
+        ("fields.c.distinct", "false"),
+        ("fields.v.ignore-retract", "True"),
+        ("fields.a.b.aggregate-function", "min"),
+        ("fields.a.stats-mode", "full"),
+    ])
+    .unwrap();
+    let f = &o.per_field;
+    assert_eq!(f.aggregate_function("v"), Some("sum"));
+    assert_eq!(f.aggregate_function("a.b"), Some("min"));
+    assert_eq!(f.aggregate_function("w"), Some("max"));
+    assert_eq!(f.default_aggregate_function(), Some("max"));
+    assert_eq!(f.list_agg_delimiter("s"), ";");
+    assert_eq!(f.list_agg_delimiter("v"), ",");
+    assert!(f.distinct("s").unwrap());
+    assert!(!f.distinct("c").unwrap());
+    assert!(!f.distinct("v").unwrap());
+    assert!(f.ignore_retract("v").unwrap());
+    assert!(!f.ignore_retract("s").unwrap());
+    assert!(f.sequence_groups().is_empty());
+    // `fields.*` keys stay in `extra` as well.
+    assert_eq!(o.extra["fields.v.aggregate-function"], "sum");
+    assert_eq!(parse(&[]).unwrap().per_field, FieldOptions::default());
+}
+
+#[test]
+fn bad_merge_field_flags_fail_when_asked() {
+    let o = parse(&[
+        ("fields.s.distinct", "yes"),
+        ("fields.v.ignore-retract", "1"),
+    ])
+    .unwrap();
+    let e = o.per_field.distinct("s").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e
+        .message()
+        .contains("fields.s.distinct = 'yes': expected true or false"));
+    let e = o.per_field.ignore_retract("v").unwrap_err();
+    assert!(e
+        .message()
+        .contains("fields.v.ignore-retract = '1': expected true or false"));
+    assert!(!o.per_field.distinct("other").unwrap());
+}
+
+#[test]
+fn sequence_groups_sorted_by_key_and_untrimmed() {
+    let o = parse(&[
+        ("fields.s2.sequence-group", "c"),
+        ("fields.s1,s0.sequence-group", "a, b"),
+        ("fields.sequence-group", "x"),
+        ("partial-update.remove-record-on-sequence-group", "s1,s2"),
+    ])
+    .unwrap();
+    let groups = o.per_field.sequence_groups();
+    assert_eq!(
+        groups,
+        &[
+            SequenceGroup {
+                key: "fields.s1,s0.sequence-group".into(),
+                seq: vec!["s1".into(), "s0".into()],
+                members: vec!["a".into(), " b".into()],
+            },
+            SequenceGroup {
+                key: "fields.s2.sequence-group".into(),
+                seq: vec!["s2".into()],
+                members: vec!["c".into()],
+            },
+        ]
+    );
+    assert_eq!(
+        o.partial_update_remove_record_on_sequence_group,
+        Some(vec!["s1".to_string(), "s2".to_string()])
+    );
+    assert!(!o
+        .extra
+        .contains_key(PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP));
+    let blank = parse(&[("partial-update.remove-record-on-sequence-group", "")]).unwrap();
+    assert_eq!(
+        blank.partial_update_remove_record_on_sequence_group,
+        Some(vec![String::new()])
+    );
+}
+
+#[test]
+fn stored_bucket_key_and_function() {
+    assert_eq!(stored_bucket_key(&map(&[])), None);
+    assert_eq!(stored_bucket_key(&map(&[("bucket-key", " ")])), None);
+    assert_eq!(
+        stored_bucket_key(&map(&[("bucket-key", "a, b")])),
+        Some(vec!["a".to_string(), " b".to_string()])
+    );
+    assert_eq!(
+        stored_bucket_function(&map(&[])).unwrap(),
+        BucketFunctionKind::Default
+    );
+    assert_eq!(
+        stored_bucket_function(&map(&[("bucket-function.type", "HIVE")])).unwrap(),
+        BucketFunctionKind::Hive
+    );
+    assert!(stored_bucket_function(&map(&[("bucket-function.type", "murmur")])).is_err());
+}

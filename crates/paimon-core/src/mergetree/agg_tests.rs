@@ -14,11 +14,9 @@ use arrow_schema::{Schema, SchemaRef};
 use futures::StreamExt;
 
 use crate::arrow::arrow_schema;
-use crate::read::merge::merge_function::DELETE as DELETE_KIND;
-use crate::read::merge::{
-    sequence_number_field, value_kind_field, Layout, MergeFunction, SortMerge,
-};
-use crate::read::RecordBatchStream;
+use crate::arrow::RecordBatchStream;
+use crate::mergetree::merge_function::DELETE as DELETE_KIND;
+use crate::mergetree::{sequence_number_field, value_kind_field, Layout, MergeFunction, SortMerge};
 use crate::spec::options::TableOptions;
 use crate::spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 

@@ -25,7 +25,7 @@ use futures::StreamExt;
 
 use super::merge_function::{is_retract, MergeFunction, Record};
 use super::output::{Output, Pool};
-use crate::read::RecordBatchStream;
+use crate::arrow::RecordBatchStream;
 use crate::{Error, Result};
 
 /// Column positions inside the batches being merged.

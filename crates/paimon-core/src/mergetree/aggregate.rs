@@ -29,18 +29,6 @@ use crate::spec::options::TableOptions;
 use crate::spec::types::{DataField, TypeKind, MAX_LENGTH};
 use crate::{Error, Result};
 
-/// `fields.<f>.aggregate-function`, else `fields.default-aggregate-function`.
-pub fn configured_function<'a>(options: &'a TableOptions, field: &str) -> Option<&'a str> {
-    options
-        .field_option(field, "aggregate-function")
-        .or_else(|| {
-            options
-                .raw()
-                .get("fields.default-aggregate-function")
-                .map(String::as_str)
-        })
-}
-
 /// One field's aggregate function.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AggFunction {
@@ -98,7 +86,7 @@ impl AggFunction {
         is_key: bool,
         is_seq: bool,
     ) -> Result<Self> {
-        if field.id >= crate::read::evolution::KEY_FIELD_ID_START {
+        if field.id >= crate::spec::special_fields::KEY_FIELD_ID_START {
             return Ok(AggFunction::Keep);
         }
         if is_seq {
@@ -107,7 +95,10 @@ impl AggFunction {
         if is_key {
             return Ok(AggFunction::Keep);
         }
-        let name = configured_function(options, &field.name).unwrap_or("last_non_null_value");
+        let name = options
+            .per_field
+            .aggregate_function(&field.name)
+            .unwrap_or("last_non_null_value");
         Self::from_name(name, options, field)
     }
 
@@ -146,10 +137,10 @@ impl AggFunction {
             "listagg" => match kind {
                 TypeKind::VarChar(MAX_LENGTH) => AggFunction::ListAgg {
                     delimiter: options
-                        .field_option(&field.name, "list-agg-delimiter")
-                        .unwrap_or(",")
+                        .per_field
+                        .list_agg_delimiter(&field.name)
                         .to_string(),
-                    distinct: field_bool(options, &field.name, "distinct")?,
+                    distinct: options.per_field.distinct(&field.name)?,
                 },
                 TypeKind::VarChar(n) => {
                     return Err(Error::data_invalid(format!(
@@ -173,7 +164,7 @@ impl AggFunction {
                     ));
                 }
                 AggFunction::Collect {
-                    distinct: field_bool(options, &field.name, "distinct")?,
+                    distinct: options.per_field.distinct(&field.name)?,
                 }
             }
             "merge_map" => {
@@ -225,19 +216,6 @@ impl AggFunction {
     }
 }
 
-/// `fields.<field>.<suffix>` as a Java boolean option (`true`/`false` in any case), `false`
-/// when absent.
-pub fn field_bool(options: &TableOptions, field: &str, suffix: &str) -> Result<bool> {
-    match options.field_option(field, suffix) {
-        None => Ok(false),
-        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
-        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
-        Some(v) => Err(Error::invalid_argument(format!(
-            "fields.{field}.{suffix} = '{v}': expected true or false"
-        ))),
-    }
-}
-
 /// The aggregator of `field` running `func` (Java `FieldAggregatorFactory#create`): checks
 /// that `fields.<f>.ignore-retract` is not combined with `aggregation.remove-record-on-delete`
 /// and wraps the function to ignore retracts when asked (`FieldIgnoreRetractAgg`).
@@ -246,7 +224,7 @@ pub fn field_aggregator(
     field: &DataField,
     func: AggFunction,
 ) -> Result<FieldAgg> {
-    let ignore_retract = field_bool(options, &field.name, "ignore-retract")?;
+    let ignore_retract = options.per_field.ignore_retract(&field.name)?;
     if ignore_retract && options.aggregation_remove_record_on_delete {
         return Err(Error::data_invalid(format!(
             "aggregation.remove-record-on-delete and fields.{}.ignore-retract have conflicting \

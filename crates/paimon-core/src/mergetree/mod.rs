@@ -21,34 +21,15 @@ pub mod sort_merge;
 use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::{MergeEngine, SortOrder, TableOptions};
 use crate::spec::schema::TableSchema;
-use crate::spec::types::{DataField, DataType, TypeKind};
+use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
 pub use merge_function::MergeFunction;
 pub use sort_merge::{Layout, SortMerge};
 
-/// Field id of `_SEQUENCE_NUMBER`.
-pub const SEQUENCE_NUMBER_ID: i32 = 2_147_483_646;
-/// Field id of `_VALUE_KIND`.
-pub const VALUE_KIND_ID: i32 = 2_147_483_645;
-
-/// The `_SEQUENCE_NUMBER` system field.
-pub fn sequence_number_field() -> DataField {
-    DataField::new(
-        SEQUENCE_NUMBER_ID,
-        "_SEQUENCE_NUMBER",
-        DataType::not_null(TypeKind::BigInt),
-    )
-}
-
-/// The `_VALUE_KIND` system field.
-pub fn value_kind_field() -> DataField {
-    DataField::new(
-        VALUE_KIND_ID,
-        "_VALUE_KIND",
-        DataType::not_null(TypeKind::TinyInt),
-    )
-}
+pub use crate::spec::special_fields::{
+    sequence_number_field, value_kind_field, SEQUENCE_NUMBER_ID, VALUE_KIND_ID,
+};
 
 /// What a merge read decodes from each file and where the merge finds its columns.
 #[derive(Debug, Clone)]
@@ -82,15 +63,15 @@ fn add_group_sequence_fields(
     options: &TableOptions,
     fields: &mut Vec<DataField>,
 ) -> Result<()> {
-    let groups = partial_update::sequence_groups(options);
-    partial_update::check_group_fields(&groups, &schema.fields)?;
+    let groups = options.per_field.sequence_groups();
+    partial_update::check_group_fields(groups, &schema.fields)?;
     let pk = schema.fields_of(&schema.primary_keys)?;
     let keys: Vec<usize> = pk
         .iter()
         .filter_map(|k| schema.fields.iter().position(|f| f.id == k.id))
         .collect();
     partial_update::PartialUpdate::new(options, &schema.fields, &keys)?;
-    for g in &groups {
+    for g in groups {
         let read = g
             .members
             .iter()

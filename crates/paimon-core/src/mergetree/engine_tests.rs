@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::arrow::arrow_schema;
-use crate::read::RecordBatchStream;
+use crate::arrow::RecordBatchStream;
 use crate::render::batch_to_json_rows;
+use crate::spec::types::TypeKind;
 
 /// One record: key, a, b, s1, c, s2, arr, m, kind, sequence number.
 #[derive(Clone, Default)]

@@ -11,7 +11,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::arrow::arrow_schema;
-use crate::read::RecordBatchStream;
+use crate::arrow::RecordBatchStream;
+use crate::spec::types::TypeKind;
 
 /// (key, value, retract, sequence number)
 type Rec = (i32, Option<i64>, bool, i64);

@@ -31,50 +31,18 @@ use std::collections::BTreeSet;
 
 use arrow_array::Array;
 
-use super::aggregate::{configured_function, field_aggregator, AggFunction};
+use super::aggregate::{field_aggregator, AggFunction};
 use super::field_agg::{compare_values, value, FieldAgg};
 use super::merge_function::{is_retract, Record, DELETE};
 use super::output::{Cell, Output, Pool};
-use crate::read::evolution::KEY_FIELD_ID_START;
-use crate::spec::options::TableOptions;
+pub use crate::spec::options::SequenceGroup;
+use crate::spec::options::{TableOptions, PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP};
+use crate::spec::special_fields::KEY_FIELD_ID_START;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
 /// `partial-update.remove-record-on-sequence-group`.
-pub const REMOVE_RECORD_ON_SEQUENCE_GROUP: &str = "partial-update.remove-record-on-sequence-group";
-
-/// One `fields.<seq>.sequence-group` option, by field name.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SequenceGroup {
-    /// The option key.
-    pub key: String,
-    /// The sequence fields, in declared order.
-    pub seq: Vec<String>,
-    /// The fields the group protects.
-    pub members: Vec<String>,
-}
-
-/// The sequence groups declared in `options`, sorted by option key. Names are not trimmed (as
-/// in Java, `a, b` names a field ` b`).
-pub fn sequence_groups(options: &TableOptions) -> Vec<SequenceGroup> {
-    let mut keys: Vec<&String> = options
-        .raw()
-        .keys()
-        .filter(|k| k.starts_with("fields.") && k.ends_with(".sequence-group"))
-        .collect();
-    keys.sort();
-    keys.into_iter()
-        .filter_map(|k| {
-            let names = k.get("fields.".len()..k.len() - ".sequence-group".len())?;
-            let v = options.raw().get(k)?;
-            Some(SequenceGroup {
-                key: k.clone(),
-                seq: names.split(',').map(str::to_string).collect(),
-                members: v.split(',').map(str::to_string).collect(),
-            })
-        })
-        .collect()
-}
+pub const REMOVE_RECORD_ON_SEQUENCE_GROUP: &str = PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP;
 
 /// Checks that every field a sequence group names exists among `fields` (the table schema).
 pub fn check_group_fields(groups: &[SequenceGroup], fields: &[DataField]) -> Result<()> {
@@ -187,7 +155,7 @@ fn field_agg(
     let name = if is_key {
         "primary-key"
     } else {
-        match configured_function(options, &field.name) {
+        match options.per_field.aggregate_function(&field.name) {
             Some(n) => n,
             None => return Ok(None),
         }
@@ -206,12 +174,12 @@ impl PartialUpdate {
     /// The engine over merge columns `fields`; `keys` are the positions of all primary-key
     /// columns among them.
     pub fn new(options: &TableOptions, fields: &[DataField], keys: &[usize]) -> Result<Self> {
-        let groups = sequence_groups(options);
+        let groups = options.per_field.sequence_groups();
         let key_names: Vec<&str> = keys
             .iter()
             .filter_map(|&k| fields.get(k).map(|f| f.name.as_str()))
             .collect();
-        let (placed, group_of) = place_groups(&groups, fields, &key_names)?;
+        let (placed, group_of) = place_groups(groups, fields, &key_names)?;
         let seq_names: BTreeSet<&str> = groups
             .iter()
             .flat_map(|g| g.seq.iter().map(String::as_str))
@@ -222,7 +190,9 @@ impl PartialUpdate {
             .collect();
         let ignore_delete = options.ignore_delete;
         let remove_on_delete = options.partial_update_remove_record_on_delete;
-        let on_group = options.raw().get(REMOVE_RECORD_ON_SEQUENCE_GROUP);
+        let on_group = options
+            .partial_update_remove_record_on_sequence_group
+            .as_deref();
         if remove_on_delete && ignore_delete {
             return Err(conflict(
                 "ignore-delete",
@@ -239,9 +209,10 @@ impl PartialUpdate {
             ));
         }
         let mut delete_on_group = vec![false; fields.len()];
-        if let Some(v) = on_group {
-            for name in v.split(',') {
+        if let Some(names) = on_group {
+            for name in names.iter().map(String::as_str) {
                 if !seq_names.contains(name) {
+                    let v = names.join(",");
                     return Err(Error::data_invalid(format!(
                         "field '{v}' defined in '{REMOVE_RECORD_ON_SEQUENCE_GROUP}' option must \
                          be part of sequence groups"

@@ -14,9 +14,9 @@ use arrow_array::{
 use arrow_ord::ord::make_comparator;
 use arrow_schema::{DataType as ArrowType, Field, Schema, SortOptions};
 
-use crate::read::merge::aggregate::AggFunction;
-use crate::read::merge::field_agg::{compare_values, fast_compare, scalar, FieldAgg};
-use crate::read::merge::output::{Cell, Output, Pool, Scalar};
+use crate::mergetree::aggregate::AggFunction;
+use crate::mergetree::field_agg::{compare_values, fast_compare, scalar, FieldAgg};
+use crate::mergetree::output::{Cell, Output, Pool, Scalar};
 
 /// A pool over one batch of `cols` (all nullable); the batch is source 1.
 fn pool(cols: Vec<ArrayRef>) -> Pool {
