@@ -68,10 +68,12 @@ impl BTreeFooter {
         let version = r.i32_le()?;
         let magic = r.u32_le()?;
         if magic != MAGIC {
-            return Err(Error::data_invalid("not a BTree index file (bad magic number)")
-                .with_context("offset", (FOOTER_LEN - 4).to_string())
-                .with_context("expected", format!("{MAGIC:#010x}"))
-                .with_context("found", format!("{magic:#010x}")));
+            return Err(
+                Error::data_invalid("not a BTree index file (bad magic number)")
+                    .with_context("offset", (FOOTER_LEN - 4).to_string())
+                    .with_context("expected", format!("{MAGIC:#010x}"))
+                    .with_context("found", format!("{magic:#010x}")),
+            );
         }
         if version != VERSION {
             return Err(Error::unsupported(format!(
@@ -81,9 +83,11 @@ impl BTreeFooter {
         let handle = |offset: i64, size: i32, what: &str| -> Result<BlockHandle> {
             match (u64::try_from(offset), u32::try_from(size)) {
                 (Ok(offset), Ok(size)) => Ok(BlockHandle { offset, size }),
-                _ => Err(Error::data_invalid(format!("BTree footer: negative {what}"))
-                    .with_context("offset", offset.to_string())
-                    .with_context("size", size.to_string())),
+                _ => Err(
+                    Error::data_invalid(format!("BTree footer: negative {what}"))
+                        .with_context("offset", offset.to_string())
+                        .with_context("size", size.to_string()),
+                ),
             }
         };
         let bloom_filter = if bloom_offset == 0 && bloom_size == 0 && bloom_entries == 0 {
@@ -120,7 +124,9 @@ impl BTreeFooter {
         out.extend_from_slice(&be.to_le_bytes());
         out.extend_from_slice(&self.index_block.offset.to_le_bytes());
         out.extend_from_slice(&self.index_block.size.to_le_bytes());
-        let n = self.null_bitmap.unwrap_or(BlockHandle { offset: 0, size: 0 });
+        let n = self
+            .null_bitmap
+            .unwrap_or(BlockHandle { offset: 0, size: 0 });
         out.extend_from_slice(&n.offset.to_le_bytes());
         out.extend_from_slice(&n.size.to_le_bytes());
         out.extend_from_slice(&VERSION.to_le_bytes());

@@ -196,7 +196,10 @@ impl KeyType {
         };
         if !r.is_empty() {
             return Err(r
-                .invalid(format!("{} extra bytes after a {self:?} key", r.remaining()))
+                .invalid(format!(
+                    "{} extra bytes after a {self:?} key",
+                    r.remaining()
+                ))
                 .with_context("length", bytes.len().to_string()));
         }
         Ok(key)
@@ -325,17 +328,36 @@ mod tests {
 
     #[test]
     fn java_float_order() {
-        let mut v = [f32::NAN, 1.0, -0.0, 0.0, f32::NEG_INFINITY, f32::INFINITY, -1.0];
+        let mut v = [
+            f32::NAN,
+            1.0,
+            -0.0,
+            0.0,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            -1.0,
+        ];
         v.sort_by(|a, b| java_float_compare(*a, *b));
         let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
-        let want: Vec<u32> = [f32::NEG_INFINITY, -1.0, -0.0, 0.0, 1.0, f32::INFINITY, f32::NAN]
-            .iter()
-            .map(|f| f.to_bits())
-            .collect();
+        let want: Vec<u32> = [
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+        ]
+        .iter()
+        .map(|f| f.to_bits())
+        .collect();
         assert_eq!(bits, want);
         assert_eq!(java_float_compare(f32::NAN, -f32::NAN), Ordering::Equal);
         assert_eq!(java_double_compare(-0.0, 0.0), Ordering::Less);
-        assert_eq!(java_double_compare(f64::NAN, f64::INFINITY), Ordering::Greater);
+        assert_eq!(
+            java_double_compare(f64::NAN, f64::INFINITY),
+            Ordering::Greater
+        );
         assert_eq!(
             KeyType::Float.serialize(&Key::Float(-f32::NAN)).unwrap(),
             [0, 0, 0xc0, 0x7f]
@@ -355,7 +377,11 @@ mod tests {
             (KeyType::Decimal { precision: 10 }, Key::Decimal(-12345), 8),
             (KeyType::Decimal { precision: 38 }, Key::Decimal(-128), 1),
             (KeyType::Decimal { precision: 38 }, Key::Decimal(128), 2),
-            (KeyType::Decimal { precision: 38 }, Key::Decimal(i128::MIN), 16),
+            (
+                KeyType::Decimal { precision: 38 },
+                Key::Decimal(i128::MIN),
+                16,
+            ),
             (KeyType::String, Key::String("héllo".into()), 6),
             (
                 KeyType::Timestamp { precision: 3 },
@@ -404,8 +430,14 @@ mod tests {
         };
         assert_eq!(compare(&t(1, 5), &t(1, 6)), Ordering::Less);
         assert_eq!(compare(&t(-1, 999), &t(0, 0)), Ordering::Less);
-        assert_eq!(compare(&Key::Boolean(false), &Key::Boolean(true)), Ordering::Less);
-        assert_eq!(compare(&Key::Decimal(-129), &Key::Decimal(128)), Ordering::Less);
+        assert_eq!(
+            compare(&Key::Boolean(false), &Key::Boolean(true)),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare(&Key::Decimal(-129), &Key::Decimal(128)),
+            Ordering::Less
+        );
         let st = KeyType::String;
         assert_eq!(st.compare_stored(b"b", &s("a")).unwrap(), Ordering::Greater);
     }

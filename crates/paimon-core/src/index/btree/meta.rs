@@ -161,7 +161,12 @@ mod tests {
 
     #[test]
     fn malformed() {
-        for bad in [&[][..], &[4, 0, 0, 0], &[0xff, 0xff, 0xff, 0xff, 0], &[0, 0, 0, 0]] {
+        for bad in [
+            &[][..],
+            &[4, 0, 0, 0],
+            &[0xff, 0xff, 0xff, 0xff, 0],
+            &[0, 0, 0, 0],
+        ] {
             assert!(SortedIndexFileMeta::decode(bad).is_err());
         }
         let wrong_width = SortedIndexFileMeta {

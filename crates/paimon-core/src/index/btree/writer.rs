@@ -65,7 +65,9 @@ impl BTreeIndexWriter {
     pub fn write(&mut self, key: Option<&Key>, row_id: u64) -> Result<()> {
         self.row_count += 1;
         let Some(key) = key else {
-            self.nulls.get_or_insert_with(RoaringTreemap::new).insert(row_id);
+            self.nulls
+                .get_or_insert_with(RoaringTreemap::new)
+                .insert(row_id);
             return Ok(());
         };
         self.key_type.serialize(key)?;
@@ -143,3 +145,6 @@ impl BTreeIndexWriter {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -117,7 +117,7 @@ fn rejects_bad_payloads() {
         let e = SourceMeta::decode(&g[..n], "f").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::DataInvalid);
     }
-    rejects(&g[..20], "truncated");
+    rejects(&g[..33], "truncated");
     rejects(&g[..45], "truncated");
     let mut b = g.clone();
     b[23..31].copy_from_slice(&(-5i64).to_be_bytes());
@@ -137,5 +137,8 @@ fn constructor_rejects_invalid_arguments() {
     assert!(SourceMeta::new(1, vec![]).is_err());
     assert!(SourceMeta::new(1, vec![SourceFile::new("a", -1)]).is_err());
     let long = SourceMeta::new(1, vec![SourceFile::new("x".repeat(65_536), 1)]).unwrap();
-    assert_eq!(long.encode().unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        long.encode().unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
 }

@@ -77,17 +77,22 @@ impl Block {
             }
             UNALIGNED => {
                 let count = value as usize;
-                let index_len = count
-                    .checked_mul(4)
-                    .filter(|l| *l <= data_len)
-                    .ok_or_else(|| {
-                        t.invalid("entry count exceeds the block")
-                            .with_context("count", count.to_string())
-                            .with_context("block length", size.to_string())
-                    })?;
+                let index_len =
+                    count
+                        .checked_mul(4)
+                        .filter(|l| *l <= data_len)
+                        .ok_or_else(|| {
+                            t.invalid("entry count exceeds the block")
+                                .with_context("count", count.to_string())
+                                .with_context("block length", size.to_string())
+                        })?;
                 let index_at = data_len - index_len;
                 let offsets = bytes.slice(index_at..data_len);
-                (Layout::Unaligned { offsets }, count, bytes.slice(..index_at))
+                (
+                    Layout::Unaligned { offsets },
+                    count,
+                    bytes.slice(..index_at),
+                )
             }
             other => {
                 return Err(t
@@ -139,7 +144,8 @@ impl Block {
         }
         let start = self.start_of(i)?;
         let mut r = ByteReader::new(&self.data, "SST block entry");
-        r.seek(start).map_err(|e| e.with_context("entry", i.to_string()))?;
+        r.seek(start)
+            .map_err(|e| e.with_context("entry", i.to_string()))?;
         Ok(r)
     }
 
@@ -305,7 +311,10 @@ mod tests {
             &[0xff, 0xff, 0xff, 0xff, 1],
             &[9, 3, 0, 0, 0, 0],
         ] {
-            assert!(Block::parse(Bytes::copy_from_slice(bad)).is_err(), "{bad:?}");
+            assert!(
+                Block::parse(Bytes::copy_from_slice(bad)).is_err(),
+                "{bad:?}"
+            );
         }
         // Offsets pointing past the entries, and truncated entries, fail on access.
         let b = Block::parse(Bytes::from_static(&[2, 99, 0, 0, 0, 1, 0, 0, 0, 1])).unwrap();

@@ -94,9 +94,8 @@ pub fn decompress(stored: Bytes, compression: CompressionType) -> Result<Bytes> 
 }
 
 fn zstd_decompress(payload: &[u8], len: usize) -> Result<Vec<u8>> {
-    let corrupt = |e: std::io::Error| {
-        Error::data_invalid(format!("corrupt zstd block: {e}")).with_source(e)
-    };
+    let corrupt =
+        |e: std::io::Error| Error::data_invalid(format!("corrupt zstd block: {e}")).with_source(e);
     let decoder = zstd::stream::read::Decoder::with_buffer(payload).map_err(corrupt)?;
     // Grows with the real output, never past len + 1 bytes.
     let mut out = Vec::new();
@@ -185,7 +184,10 @@ mod tests {
             // Incompressible input stays uncompressed.
             assert!(compress(&[1, 2, 3, 4, 5], c, 1).is_none());
         }
-        assert_eq!(CompressionType::from_option(" ZSTD"), Some(CompressionType::Zstd));
+        assert_eq!(
+            CompressionType::from_option(" ZSTD"),
+            Some(CompressionType::Zstd)
+        );
         for id in 0..4 {
             assert_eq!(CompressionType::from_id(id).unwrap().id(), id);
         }

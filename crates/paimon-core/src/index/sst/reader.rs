@@ -88,7 +88,11 @@ impl SstFile {
     /// The block at `handle`, whose stored bytes and trailer must end at or before `limit`
     /// (where the footer, or the next structure, starts).
     pub fn read_block(&self, handle: BlockHandle, limit: u64, what: &str) -> Result<Arc<Block>> {
-        if let Some(b) = self.cache.as_ref().and_then(|c| c.get(&self.name, handle.offset)) {
+        if let Some(b) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get(&self.name, handle.offset))
+        {
             return Ok(b);
         }
         let ctx = |e: Error| {

@@ -37,7 +37,10 @@ fn check_int_100(file: &str) {
     assert_eq!(ids(&r.equal(&int(50)).unwrap()), [25]);
     assert_eq!(ids(&r.equal(&int(100)).unwrap()), [50]);
     assert!(r.equal(&int(1)).unwrap().is_empty());
-    assert_eq!(ids(&r.between(&int(10), &int(20)).unwrap()), [5, 6, 7, 8, 9, 10]);
+    assert_eq!(
+        ids(&r.between(&int(10), &int(20)).unwrap()),
+        [5, 6, 7, 8, 9, 10]
+    );
     assert_eq!(r.is_not_null().unwrap().len(), 100);
     assert!(r.is_null().unwrap().is_empty());
     assert!(r.footer().null_bitmap.is_none());
@@ -57,7 +60,11 @@ fn java_int_uncompressed_zstd_lz4() {
 
 #[test]
 fn java_int_range_queries() {
-    let r = open(testdata("btree/btree_int_100_no_compress.bin"), KeyType::Int).unwrap();
+    let r = open(
+        testdata("btree/btree_int_100_no_compress.bin"),
+        KeyType::Int,
+    )
+    .unwrap();
     assert_eq!(ids(&r.less_than(&int(6)).unwrap()), [0, 1, 2]);
     assert_eq!(ids(&r.less_or_equal(&int(6)).unwrap()), [0, 1, 2, 3]);
     assert_eq!(ids(&r.less_or_equal(&int(5)).unwrap()), [0, 1, 2]);
@@ -67,7 +74,10 @@ fn java_int_range_queries() {
     assert!(r.greater_than(&int(198)).unwrap().is_empty());
     assert!(r.less_than(&int(0)).unwrap().is_empty());
     assert!(r.between(&int(20), &int(10)).unwrap().is_empty());
-    assert_eq!(ids(&r.in_list(&[int(4), int(5), int(198)]).unwrap()), [2, 99]);
+    assert_eq!(
+        ids(&r.in_list(&[int(4), int(5), int(198)]).unwrap()),
+        [2, 99]
+    );
     assert_eq!(r.not_equal(&int(4)).unwrap().len(), 99);
     assert_eq!(r.not_in(&[int(0), int(2), int(7)]).unwrap().len(), 98);
     // Every key, and every gap, against brute force (crosses all block boundaries).
@@ -107,7 +117,9 @@ fn java_varchar() {
     assert!(r.equal(&s("zzzzz")).unwrap().is_empty());
     assert_eq!(r.is_not_null().unwrap().len(), 100);
     // `a` < `aa` < `aaa` < `aaaa` < `b`
-    let a_to_b = r.range(Bound::Included(&s("a")), Bound::Excluded(&s("b"))).unwrap();
+    let a_to_b = r
+        .range(Bound::Included(&s("a")), Bound::Excluded(&s("b")))
+        .unwrap();
     assert!(a_to_b.len() >= 4);
 }
 
@@ -153,7 +165,9 @@ fn same(a: &Key, b: &Key) -> bool {
     compare(a, b) == Ordering::Equal
 }
 
-fn check_compat(name: &str, kt: KeyType) {
+/// Decodes the payload completely against its CSV; if its keys are sorted also checks queries
+/// against brute force and returns true.
+fn check_compat(name: &str, kt: KeyType) -> bool {
     let base = format!("global_index/btree/btree_compatibility_data/{name}.bin");
     let rows = read_csv(name, kt);
     let r = open(testdata(&base), kt).unwrap();
@@ -163,11 +177,17 @@ fn check_compat(name: &str, kt: KeyType) {
     let mut by_row: BTreeMap<u64, Option<Key>> = BTreeMap::new();
     for e in r.entries().unwrap() {
         for id in &e.row_ids {
-            assert!(by_row.insert(*id, Some(e.key.clone())).is_none(), "{name}: row {id} twice");
+            assert!(
+                by_row.insert(*id, Some(e.key.clone())).is_none(),
+                "{name}: row {id} twice"
+            );
         }
     }
     for id in r.is_null().unwrap().iter() {
-        assert!(by_row.insert(id, None).is_none(), "{name}: row {id} null and not");
+        assert!(
+            by_row.insert(id, None).is_none(),
+            "{name}: row {id} null and not"
+        );
     }
     assert_eq!(by_row.len(), rows.len(), "{name}");
     for row in &rows {
@@ -191,8 +211,23 @@ fn check_compat(name: &str, kt: KeyType) {
         }
     }
 
+    // Files written from unsorted input (Java does not check) are detected, not queried.
+    if let Err(e) = r.verify_order() {
+        assert_eq!(e.kind(), ErrorKind::DataInvalid);
+        assert!(e.to_string().contains("not strictly increasing"), "{e}");
+        assert!(
+            r.is_not_null().is_err(),
+            "{name}: a full scan meets the disorder"
+        );
+        return false;
+    }
+
     // Queries against brute force over the CSV, for a spread of probe keys.
-    let mut probes: Vec<&Key> = keys.iter().step_by((keys.len() / 25).max(1)).copied().collect();
+    let mut probes: Vec<&Key> = keys
+        .iter()
+        .step_by((keys.len() / 25).max(1))
+        .copied()
+        .collect();
     probes.extend(keys.last());
     let want = |f: &dyn Fn(&Key) -> bool| -> Vec<u64> {
         let mut v: Vec<u64> = rows
@@ -215,18 +250,43 @@ fn check_compat(name: &str, kt: KeyType) {
     }
     assert_eq!(r.is_not_null().unwrap().len() as usize, keys.len());
     assert_eq!(r.is_null().unwrap().len() as usize, rows.len() - keys.len());
+    true
 }
 
 #[test]
 fn java_compatibility_data_matches_csv() {
-    for n in ["50", "100", "500", "1000", "5000", "no_nulls", "all_nulls", "duplicates"] {
-        check_compat(&format!("btree_test_int_{n}"), KeyType::Int);
+    let mut unsorted = Vec::new();
+    let mut check = |name: String, kt| {
+        if !check_compat(&name, kt) {
+            unsorted.push(name);
+        }
+    };
+    for n in [
+        "50",
+        "100",
+        "500",
+        "1000",
+        "5000",
+        "no_nulls",
+        "all_nulls",
+        "duplicates",
+    ] {
+        check(format!("btree_test_int_{n}"), KeyType::Int);
     }
     for n in ["50", "100", "500", "1000", "5000"] {
-        check_compat(&format!("btree_test_string_{n}"), KeyType::String);
+        check(format!("btree_test_string_{n}"), KeyType::String);
     }
-    check_compat("btree_test_float_50", KeyType::Float);
+    check("btree_test_float_50".to_string(), KeyType::Float);
+    // These were generated from input that was not sorted by key.
+    assert_eq!(unsorted, UNSORTED);
 }
+
+const UNSORTED: [&str; 4] = [
+    "btree_test_int_100",
+    "btree_test_int_500",
+    "btree_test_int_1000",
+    "btree_test_int_5000",
+];
 
 #[test]
 fn float_zero_and_nan_semantics() {
@@ -240,7 +300,10 @@ fn float_zero_and_nan_semantics() {
     assert!(r.greater_than(&Key::Float(f32::NAN)).unwrap().is_empty());
     let neg_zero = r.equal(&Key::Float(-0.0)).unwrap();
     let pos_zero = r.equal(&Key::Float(0.0)).unwrap();
-    assert!((&neg_zero & &pos_zero).is_empty(), "-0.0 and 0.0 are different keys");
+    assert!(
+        (&neg_zero & &pos_zero).is_empty(),
+        "-0.0 and 0.0 are different keys"
+    );
 }
 
 // ---- bad input -------------------------------------------------------------------------
@@ -294,7 +357,10 @@ fn bad_crc_and_handles_past_the_end() {
     assert!(e.to_string().contains("past the end"), "{e}");
     let mut b = g.clone();
     b[footer + 20..footer + 28].copy_from_slice(&(-5i64).to_le_bytes());
-    assert_eq!(open(b, KeyType::Int).unwrap_err().kind(), ErrorKind::DataInvalid);
+    assert_eq!(
+        open(b, KeyType::Int).unwrap_err().kind(),
+        ErrorKind::DataInvalid
+    );
     let mut b = g.clone();
     b[footer + 28..footer + 32].copy_from_slice(&i32::MAX.to_le_bytes());
     assert_eq!(kind_of(b), ErrorKind::DataInvalid);
@@ -378,7 +444,10 @@ fn every_byte_flip_and_truncation_is_handled() {
 
 #[test]
 fn decode_row_ids_guards() {
-    assert_eq!(decode_row_ids(&encode_row_ids(&[1, 300, 1 << 40])).unwrap(), [1, 300, 1 << 40]);
+    assert_eq!(
+        decode_row_ids(&encode_row_ids(&[1, 300, 1 << 40])).unwrap(),
+        [1, 300, 1 << 40]
+    );
     assert!(decode_row_ids(&[0]).is_err());
     assert!(decode_row_ids(&[0xff, 0xff, 0xff, 0xff, 0x07, 1]).is_err());
     assert!(decode_row_ids(&[2, 1]).is_err());
