@@ -4,12 +4,12 @@
 //! File layout, front to back:
 //! `[data block + trailer]* [null bitmap + CRC]? [bloom filter]? [index block + trailer] [footer]`.
 //!
-//! - [`footer`]: `BTreeFileFooter`;
-//! - [`key`]: `KeySerializer` and Java's comparators;
-//! - [`meta`]: `_INDEX_META` (`SortedIndexFileMeta`) for min/max skipping;
-//! - [`null_bitmap`]: the Roaring64 portable null bitmap;
-//! - [`reader`]: `BTreeIndexReader` queries;
-//! - [`writer`]: `BTreeIndexWriter`, producing the same bytes.
+//! - [`footer`] — `BTreeFileFooter`;
+//! - [`key`] — `KeySerializer` and Java's comparators;
+//! - [`meta`] — `_INDEX_META` (`SortedIndexFileMeta`) for min/max skipping;
+//! - [`null_bitmap`] — the Roaring64 portable null bitmap;
+//! - [`reader`] — `BTreeIndexReader` queries;
+//! - [`writer`] — `BTreeIndexWriter`, producing the same bytes.
 
 pub mod footer;
 pub mod key;
