@@ -7,6 +7,7 @@
 //! `hasNulls` mean both keys are null. Both keys null means the payload holds only nulls.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use super::key::{compare, Key, KeyType};
 use crate::spec::bytes::ByteReader;
@@ -114,6 +115,32 @@ impl SortedIndexFileMeta {
     }
 }
 
+impl SortedIndexFileMeta {
+    /// Whether non-null keys within the bounds may exist, from the min/max keys alone (for
+    /// skipping a payload before opening it). A payload of only nulls matches nothing.
+    pub fn may_contain(
+        &self,
+        key_type: &KeyType,
+        lower: Bound<&Key>,
+        upper: Bound<&Key>,
+    ) -> Result<bool> {
+        let Some((min, max)) = self.key_range(key_type)? else {
+            return Ok(false);
+        };
+        let above_max = match lower {
+            Bound::Unbounded => false,
+            Bound::Included(l) => compare(l, &max) == Ordering::Greater,
+            Bound::Excluded(l) => compare(l, &max) != Ordering::Less,
+        };
+        let below_min = match upper {
+            Bound::Unbounded => false,
+            Bound::Included(u) => compare(u, &min) == Ordering::Less,
+            Bound::Excluded(u) => compare(u, &min) != Ordering::Greater,
+        };
+        Ok(!above_max && !below_min)
+    }
+}
+
 fn read_key(r: &mut ByteReader<'_>, len: i32) -> Result<Vec<u8>> {
     let n = usize::try_from(len).map_err(|_| {
         r.invalid("negative key length")
@@ -142,6 +169,15 @@ mod tests {
             m.key_range(&KeyType::Int).unwrap(),
             Some((Key::Int(3), Key::Int(143)))
         );
+        let may = |l: Bound<&Key>, u: Bound<&Key>| m.may_contain(&KeyType::Int, l, u).unwrap();
+        let (k2, k3, k143, k144) = (Key::Int(2), Key::Int(3), Key::Int(143), Key::Int(144));
+        assert!(!may(Bound::Unbounded, Bound::Included(&k2)));
+        assert!(may(Bound::Unbounded, Bound::Included(&k3)));
+        assert!(!may(Bound::Unbounded, Bound::Excluded(&k3)));
+        assert!(may(Bound::Included(&k143), Bound::Unbounded));
+        assert!(!may(Bound::Excluded(&k143), Bound::Unbounded));
+        assert!(!may(Bound::Included(&k144), Bound::Included(&k144)));
+        assert!(may(Bound::Included(&k2), Bound::Included(&k144)));
         let nulls = SortedIndexFileMeta {
             first_key: None,
             last_key: None,
@@ -153,6 +189,8 @@ mod tests {
         assert_eq!(SortedIndexFileMeta::decode(&b[..9]).unwrap(), nulls);
         assert!(nulls.only_nulls());
         assert_eq!(nulls.key_range(&KeyType::Int).unwrap(), None);
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        assert!(!nulls.may_contain(&KeyType::Int, all.0, all.1).unwrap());
         // Legacy form with one empty string key is not "all null".
         let empty_first = [0, 0, 0, 0, 1, 0, 0, 0, b'a', 1];
         let m = SortedIndexFileMeta::decode(&empty_first).unwrap();
