@@ -10,3 +10,8 @@ find "$fx" -path '*/manifest/*' -type f | head -200 | while read -r f; do cp "$f
 find "$fx" -name '*.orc' -type f | head -50 | while read -r f; do i=$((i + 1)); tail -c 4096 "$f" > "corpus/orc_tail/t$i"; done
 find "$fx" -path '*/index/index-*' -type f | head -50 | while read -r f; do cp "$f" "corpus/deletion_vector/d$((i++))"; done
 printf '\x03\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00' > corpus/binary_row/r0
+# BTree payloads and their _INDEX_META; _SOURCE_META golden bytes (level 3, a.parquet/100, b.parquet/200).
+mkdir -p corpus/btree_sst corpus/source_meta
+find ../testdata/java/btree ../testdata/java/global_index/btree -name '*.bin' -type f | head -50 | while read -r f; do cp "$f" "corpus/btree_sst/$(basename "$f")"; done
+find ../testdata/java/global_index/btree -name '*.meta' -type f | head -20 | while read -r f; do cp "$f" "corpus/btree_sst/$(basename "$f")"; done
+printf '\x00\x00\x00\x01\x00\x00\x00\x03\x00\x00\x00\x02\x00\x09a.parquet\x00\x00\x00\x00\x00\x00\x00\x64\x00\x09b.parquet\x00\x00\x00\x00\x00\x00\x00\xc8' > corpus/source_meta/s0

@@ -1,3 +1,8 @@
-//! Index files: deletion vectors (and, later, file indexes and the primary-key global index).
+//! Index files: deletion vectors, and the primary-key global index's pure decoders
+//! (`_SOURCE_META`, the BTree/SST payload, `_INDEX_META`); later, file indexes.
 
+pub mod btree;
 pub mod deletion_vector;
+pub mod modified_utf8;
+pub mod source_meta;
+pub mod sst;

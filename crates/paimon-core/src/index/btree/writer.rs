@@ -1,0 +1,150 @@
+//! Writing a BTree payload (`org.apache.paimon.globalindex.btree.BTreeIndexWriter`): values
+//! arrive sorted; equal keys merge into one entry with their row ids in arrival order; nulls
+//! go to the null bitmap; `finish` writes the last block, the null bitmap, the index block and
+//! the footer, and returns the `_INDEX_META` bytes' structure.
+
+use std::cmp::Ordering;
+
+use roaring::RoaringTreemap;
+
+use super::footer::BTreeFooter;
+use super::key::{compare, Key, KeyType};
+use super::meta::SortedIndexFileMeta;
+use super::null_bitmap::encode_null_bitmap;
+use super::reader::encode_row_ids;
+use crate::index::sst::writer::SstWriter;
+use crate::index::sst::{BlockHandle, CompressionType};
+use crate::{Error, Result};
+
+/// Java's default `btree-index.block-size` (64 KiB).
+pub const DEFAULT_BLOCK_SIZE: usize = 64 * 1024;
+
+/// Builds one BTree payload in memory.
+#[derive(Debug)]
+pub struct BTreeIndexWriter {
+    key_type: KeyType,
+    sst: SstWriter,
+    first_key: Option<Key>,
+    last_key: Option<Key>,
+    current: Vec<u64>,
+    nulls: Option<RoaringTreemap>,
+    row_count: u64,
+}
+
+/// A finished payload.
+#[derive(Debug, Clone)]
+pub struct BTreePayload {
+    /// The file bytes.
+    pub bytes: Vec<u8>,
+    /// Its `_INDEX_META`.
+    pub meta: SortedIndexFileMeta,
+    /// Rows written (nulls included).
+    pub row_count: u64,
+}
+
+impl BTreeIndexWriter {
+    /// A writer for keys of `key_type`.
+    pub fn new(
+        key_type: KeyType,
+        block_size: usize,
+        compression: CompressionType,
+        zstd_level: i32,
+    ) -> Self {
+        BTreeIndexWriter {
+            key_type,
+            sst: SstWriter::new(block_size, compression, zstd_level),
+            first_key: None,
+            last_key: None,
+            current: Vec::new(),
+            nulls: None,
+            row_count: 0,
+        }
+    }
+
+    /// Adds one row: `None` is a null value. Non-null keys must not decrease.
+    pub fn write(&mut self, key: Option<&Key>, row_id: u64) -> Result<()> {
+        self.row_count += 1;
+        let Some(key) = key else {
+            self.nulls
+                .get_or_insert_with(RoaringTreemap::new)
+                .insert(row_id);
+            return Ok(());
+        };
+        self.key_type.serialize(key)?;
+        if let Some(last) = &self.last_key {
+            match compare(key, last) {
+                Ordering::Less => {
+                    return Err(Error::invalid_argument(format!(
+                        "BTree keys must be written in order: {key:?} after {last:?}"
+                    )))
+                }
+                Ordering::Greater => self.flush_key()?,
+                Ordering::Equal => {}
+            }
+        }
+        if self.first_key.is_none() {
+            self.first_key = Some(key.clone());
+        }
+        self.last_key = Some(key.clone());
+        self.current.push(row_id);
+        Ok(())
+    }
+
+    fn flush_key(&mut self) -> Result<()> {
+        if self.current.is_empty() {
+            return Ok(());
+        }
+        let Some(last) = &self.last_key else {
+            return Ok(());
+        };
+        let key = self.key_type.serialize(last)?;
+        let value = encode_row_ids(&self.current);
+        self.current.clear();
+        self.sst.put(&key, &value);
+        Ok(())
+    }
+
+    /// Finishes the file. Writing no row at all is an error, as in Java.
+    pub fn finish(mut self) -> Result<BTreePayload> {
+        if self.first_key.is_none() && self.nulls.is_none() {
+            return Err(Error::invalid_argument(
+                "should never write an empty btree index file",
+            ));
+        }
+        self.flush_key()?;
+        self.sst.flush();
+        let null_bitmap = match &self.nulls {
+            None => None,
+            Some(n) => {
+                let (image, _) = encode_null_bitmap(n)?;
+                let handle = BlockHandle {
+                    offset: self.sst.position(),
+                    size: (image.len() - 4) as u32,
+                };
+                self.sst.write_raw(&image);
+                Some(handle)
+            }
+        };
+        let index_block = self.sst.write_index_block();
+        let footer = BTreeFooter {
+            bloom_filter: None,
+            index_block,
+            null_bitmap,
+        };
+        self.sst.write_raw(&footer.encode());
+        let ser = |k: &Option<Key>| k.as_ref().map(|k| self.key_type.serialize(k)).transpose();
+        let meta = SortedIndexFileMeta {
+            first_key: ser(&self.first_key)?,
+            last_key: ser(&self.last_key)?,
+            has_nulls: self.nulls.is_some(),
+        };
+        Ok(BTreePayload {
+            bytes: self.sst.into_bytes(),
+            meta,
+            row_count: self.row_count,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,96 @@
+//! Writing an SST file in memory (`org.apache.paimon.sst.SstFileWriter`): data blocks flushed
+//! when their estimated size exceeds the block size, each compressed when that saves ≥ 12.5%,
+//! then an index block of (last key → handle).
+
+use super::block::BlockBuilder;
+use super::{block_crc, compression, BlockHandle, BlockTrailer, CompressionType};
+
+/// Builds the bytes of one SST file.
+#[derive(Debug)]
+pub struct SstWriter {
+    out: Vec<u8>,
+    block_size: usize,
+    compression: CompressionType,
+    zstd_level: i32,
+    data: BlockBuilder,
+    index: BlockBuilder,
+    last_key: Vec<u8>,
+}
+
+impl SstWriter {
+    /// A writer flushing data blocks past `block_size` bytes (`btree-index.block-size`),
+    /// compressing with `compression` (`zstd_level` = `btree-index.compression-level`).
+    pub fn new(block_size: usize, compression: CompressionType, zstd_level: i32) -> Self {
+        SstWriter {
+            out: Vec::new(),
+            block_size,
+            compression,
+            zstd_level,
+            data: BlockBuilder::new(),
+            index: BlockBuilder::new(),
+            last_key: Vec::new(),
+        }
+    }
+
+    /// Appends an entry; keys must be strictly increasing in the reader's comparator order.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.data.add(key, value);
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
+        if self.data.memory() > self.block_size {
+            self.flush();
+        }
+    }
+
+    /// Writes the pending data block, if any (`SstFileWriter#flush`).
+    pub fn flush(&mut self) {
+        if self.data.is_empty() {
+            return;
+        }
+        let mut data = std::mem::take(&mut self.data);
+        let handle = self.write_block(&mut data);
+        self.data = BlockBuilder::new();
+        self.index.add(&self.last_key, &handle.encode());
+    }
+
+    fn write_block(&mut self, builder: &mut BlockBuilder) -> BlockHandle {
+        let block = builder.finish();
+        let (stored, kind) = match compression::compress(&block, self.compression, self.zstd_level)
+        {
+            Some(c) => (c, self.compression),
+            None => (block, CompressionType::None),
+        };
+        let handle = BlockHandle {
+            offset: self.out.len() as u64,
+            size: stored.len() as u32,
+        };
+        let trailer = BlockTrailer {
+            compression: kind,
+            crc: block_crc(&stored, kind.id()),
+        };
+        self.out.extend_from_slice(&stored);
+        self.out.extend_from_slice(&trailer.encode());
+        handle
+    }
+
+    /// Current length of the output (the offset of the next write).
+    pub fn position(&self) -> u64 {
+        self.out.len() as u64
+    }
+
+    /// Appends raw bytes (the null bitmap, the footer).
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Writes the index block (`SstFileWriter#writeIndexBlock`); call after the last `flush`.
+    pub fn write_index_block(&mut self) -> BlockHandle {
+        let mut index = std::mem::take(&mut self.index);
+        self.write_block(&mut index)
+    }
+
+    /// The file bytes written so far.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.out
+    }
+}
