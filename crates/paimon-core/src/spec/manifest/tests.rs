@@ -123,7 +123,7 @@ fn signed_rows(entries: &[ManifestEntry]) -> i64 {
         .sum()
 }
 
-/// Live files after merging ADD/DELETE by identifier (§1.5.4).
+/// Live files after merging ADD/DELETE by identifier (Java `FileEntry#mergeEntries`).
 fn live_files(entries: Vec<ManifestEntry>) -> Vec<ManifestEntry> {
     let mut live: Vec<ManifestEntry> = Vec::new();
     for e in entries {
