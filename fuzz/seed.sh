@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Copies seed inputs from the Java fixtures into fuzz/corpus/<target>/ (gitignored).
+# Copies seed inputs from the Java fixtures (testdata/java) into fuzz/corpus/<target>/ (gitignored).
 set -eu  # no pipefail: `head` closing a pipe early is expected here
 cd "$(dirname "$0")"
-fx=../../shared/fixtures/java
+fx=../testdata/java
 mkdir -p corpus/manifest corpus/binary_row corpus/deletion_vector corpus/orc_tail
 i=0
 find "$fx" -path '*/manifest/*' -type f | head -200 | while read -r f; do cp "$f" "corpus/manifest/m$((i++))" ; done

@@ -1,27 +1,25 @@
 #!/usr/bin/env bash
 # Generates the pypaimon fixture tables (with their expected results) into
-# target/pypaimon-fixtures by running the shared generator `generate.py`
-# (`<repo>/../shared/fixtures/generate.py`) with the venv from scripts/setup-pypaimon.sh.
+# target/pypaimon-fixtures by running scripts/gen-fixture-tables.py with the venv from
+# scripts/setup-pypaimon.sh (testdata/README.md describes the tables and expected files).
 #
 # Skips the work when target/pypaimon-fixtures/fixtures.json already records the same
 # seed, rows and generator version. Environment:
-#   PAIMON_SHARED_DIR   shared directory (default: <repo root>/../shared)
 #   FIXTURE_SEED        generator seed (default: 20240601, the generator's default)
 #   FIXTURE_ROWS        generator scale (default: 2000, the generator's default)
 #   FIXTURES_OUT        output directory (default: <repo root>/target/pypaimon-fixtures)
-# Extra arguments are passed to generate.py (e.g. --no-verify).
+# Extra arguments are passed to gen-fixture-tables.py (e.g. --no-verify).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
-SHARED="${PAIMON_SHARED_DIR:-$ROOT/../shared}"
-GENERATOR="$SHARED/fixtures/generate.py"
+GENERATOR="$HERE/gen-fixture-tables.py"
 SEED="${FIXTURE_SEED:-20240601}"
 ROWS="${FIXTURE_ROWS:-2000}"
 OUT="${FIXTURES_OUT:-$ROOT/target/pypaimon-fixtures}"
 
 if [ ! -f "$GENERATOR" ]; then
-    echo "error: generator not found at $GENERATOR (set PAIMON_SHARED_DIR)" >&2
+    echo "error: generator not found at $GENERATOR" >&2
     exit 1
 fi
 

@@ -14,7 +14,7 @@ BIGINT with nulls, and the row-kind column `rk` (`rowkind.field`). Each table ge
 - 2-5 commits of random upserts and (where the engine accepts them) `-U`/`-D` rows; every
   commit writes one file (one level-0 sorted run) per (partition, bucket) it touches;
 - a layout: all files on level 0, or commit i moved to level 5 - i (the way
-  /work/shared/bench/make_tables.py emulates compaction, rewriting `level` in the commit
+  scripts/make_bench_pk.py emulates compaction, rewriting `level` in the commit
   messages), sometimes keeping the last commit on level 0;
 - deletion vectors (some tables): `deletion-vectors.enabled`, with or without
   `deletion-vectors.merge-on-read`; one or two extra snapshots mark random physical rows of

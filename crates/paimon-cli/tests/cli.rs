@@ -6,9 +6,7 @@ use std::process::{Command, Output};
 fn java_table(rel: &str) -> String {
     let base = std::env::var_os("PAIMON_JAVA_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/java"));
     let (fmt, name) = rel.split_once('/').unwrap();
     base.join(format!("{fmt}/{name}.db/{name}"))
         .to_str()

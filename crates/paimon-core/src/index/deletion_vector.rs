@@ -184,7 +184,8 @@ fn decode_bitmap64(bytes: &[u8]) -> Result<RoaringTreemap> {
 mod tests {
     use super::*;
 
-    /// The example of `java-formats.md` §4.6: one position (4), `f1` = 1, `f2` = 22.
+    /// The 32-bit example of `docs/format.md` "Deletion vectors" (Java `BitmapDeletionVector`):
+    /// one position (4), `f1` = 1, `f2` = 22.
     const JAVA_32_HEX: &str = "01000000165e43f2d03a300000010000000000000010000000040087 5ca5d7";
 
     fn hex(s: &str) -> Vec<u8> {

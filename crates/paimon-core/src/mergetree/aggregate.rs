@@ -1,7 +1,8 @@
 //! The aggregation merge engine: one aggregate function per field.
 //!
 //! Mirrors Java `org.apache.paimon.mergetree.compact.aggregate.AggregateMergeFunction` and
-//! `FieldAggregatorFactory` (Paimon 2.0, java-formats.md §4.3). Function per field (Java
+//! `FieldAggregatorFactory` (Paimon 2.0, `docs/format.md` "Merge-on-read"). Function per
+//! field (Java
 //! `getAggFuncName`): `sequence.field` fields use `last_value`, primary-key fields keep their
 //! value, otherwise `fields.<f>.aggregate-function`, `fields.default-aggregate-function`,
 //! `last_non_null_value`. Supported: `sum`, `product`, `min`, `max`, `last_value`,

@@ -1,6 +1,7 @@
 //! Interval partition: the files of one bucket as key-disjoint sections of sorted runs.
 //!
-//! Mirrors Java `org.apache.paimon.mergetree.compact.IntervalPartition` (java-formats.md §4.3):
+//! Mirrors Java `org.apache.paimon.mergetree.compact.IntervalPartition` (`docs/format.md`
+//! "Merge-on-read"):
 //! files are sorted by (min key, max key); a new section starts whenever a file's min key is
 //! greater than every max key seen so far, so sections cover disjoint key ranges in key order.
 //! Inside a section files are packed greedily into sorted runs of non-overlapping files (a file

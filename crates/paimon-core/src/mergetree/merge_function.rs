@@ -2,7 +2,8 @@
 //!
 //! Mirrors Java `DeduplicateMergeFunction`, `FirstRowMergeFunction`,
 //! `PartialUpdateMergeFunction` ([`super::partial_update`]) and `AggregateMergeFunction`
-//! ([`super::aggregate`]) (`core/mergetree/compact/`, java-formats.md §4.3). A group reaches [`MergeFunction::merge`] only when it has at least two
+//! ([`super::aggregate`]) (package `org.apache.paimon.mergetree.compact`, `docs/format.md`
+//! "Merge-on-read"). A group reaches [`MergeFunction::merge`] only when it has at least two
 //! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does),
 //! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
 //! retract are dropped (`DropDeleteReader`).

@@ -1,6 +1,7 @@
 //! Merge-on-read of primary-key splits.
 //!
-//! Mirrors Java `org.apache.paimon.operation.MergeFileSplitRead` (java-formats.md §4.3): the
+//! Mirrors Java `org.apache.paimon.operation.MergeFileSplitRead` (`docs/format.md`
+//! "Merge-on-read"): the
 //! files of a split are partitioned into key-disjoint sections of sorted runs
 //! ([`interval_partition`]); sections are read one after another, each through a k-way
 //! [`sort_merge::SortMerge`] whose key groups go through the table's merge engine

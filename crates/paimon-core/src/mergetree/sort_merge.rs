@@ -2,7 +2,8 @@
 //!
 //! Mirrors Java `org.apache.paimon.mergetree.compact.SortMergeReaderWithMinHeap` /
 //! `SortMergeReaderWithLoserTree` with `ReducerMergeFunctionWrapper` and `DropDeleteReader`
-//! (java-formats.md §4.3). Each run is a stream of decoded batches; the merge keeps one current
+//! (`docs/format.md` "Merge-on-read"). Each run is a stream of decoded batches; the merge keeps
+//! one current
 //! batch per run with its keys converted once per batch to `arrow-row` comparable rows (Java's
 //! natural key order: numbers by value, strings and binaries by unsigned bytes); a key that is a
 //! single BIGINT column is compared as `i64` values instead (no conversion). Records are

@@ -1,7 +1,8 @@
 //! Avro data files → Arrow record batches.
 //!
 //! Mirrors Java `org.apache.paimon.format.avro.AvroBulkFormat` / `FieldReaderFactory` (Paimon
-//! 2.0, java-formats.md §1.5 and §6.2). Records are decoded by `apache_avro::Reader` into
+//! 2.0; `docs/format.md` "Manifest and Avro files"). Records are decoded by
+//! `apache_avro::Reader` into
 //! generic values, then each projected column of a batch is built into an Arrow array of the
 //! Paimon type the file was written with, and finally evolved like every other format.
 //! Divergences / notes:

@@ -1,7 +1,8 @@
 //! Schema evolution on read: maps a file's physical columns to the requested read fields.
 //!
 //! Mirrors Java `org.apache.paimon.schema.SchemaEvolutionUtil` and
-//! `org.apache.paimon.utils.FormatReaderMapping` (Paimon 2.0, java-formats.md §4.1, §4.5):
+//! `org.apache.paimon.utils.FormatReaderMapping` (Paimon 2.0, `docs/format.md` "Schema
+//! evolution" and "Primary-key data files"):
 //! read fields are matched to the fields of the file's own schema (`schema-<_SCHEMA_ID>`) **by
 //! field id**, then to physical columns **by name in that schema** (0.9 files carry no ids).
 //! ROW sub-fields are matched the same way, recursively.

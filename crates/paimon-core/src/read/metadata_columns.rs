@@ -10,7 +10,7 @@
 //!
 //! The position is the 0-based physical row index in the file: it counts every stored row,
 //! including rows removed by deletion vectors or outside the requested row ranges (the position
-//! space of deletion vectors, java-formats.md §4.6). The format readers report the file
+//! space of deletion vectors, `docs/format.md` "Row positions"). The format readers report the file
 //! positions of the rows they emit as sorted disjoint ranges; [`MetadataFiller`] turns the next
 //! `n` of them into one `Int64Array` per batch (no per-row allocation). The path column is one
 //! string array built once per file and sliced per batch.

@@ -15,8 +15,9 @@
 //!    parallelises them); orc-rust's per-stream reads are then served from that cache, which
 //!    holds one stripe at a time.
 //!
-//! Columns are chosen by name (§4.5). Row ranges and deletion vectors become an orc-rust
-//! `RowSelection` when every selected run is at most `MAX_PUSHED_RUN` rows (orc-rust 0.9
+//! Columns are chosen by name (`docs/format.md` "Schema evolution"). Row ranges and deletion
+//! vectors become an orc-rust `RowSelection` when every selected run is at most
+//! `MAX_PUSHED_RUN` rows (orc-rust 0.9
 //! mis-reads runs longer than its batch size, so its batch size is raised to the longest run and
 //! the output re-sliced); otherwise every row is decoded and filtered here. Stripes without a
 //! selected row are still fetched (orc-rust 0.9 cannot skip them). orc-rust panics on some corrupt input: its open, its setup and every poll of

@@ -4,7 +4,8 @@
 //! and then only the projected column chunks of the kept row groups are fetched
 //! ([`FileIoParquetReader`] implements the parquet crate's `AsyncFileReader` over
 //! `FileIO::read_range`/`read_ranges`); decoding is the parquet crate's. Columns are chosen by
-//! **name** (top-level names of the file, matched through the file's own schema, §4.5). INT96
+//! **name** (top-level names of the file, matched through the file's own schema, see
+//! `docs/format.md` "Schema evolution"). INT96
 //! timestamps (TIMESTAMP p > 6) decode as nanoseconds; other units and the `UTC` label of
 //! TIMESTAMP_LTZ are normalised by [`super::evolution`].
 //!

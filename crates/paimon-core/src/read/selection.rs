@@ -3,8 +3,8 @@
 //! Mirrors how Java `org.apache.paimon.deletionvectors.ApplyDeletionVectorReader` and the
 //! row-range selection of `org.apache.paimon.format.parquet.ParquetReaderFactory` (Paimon 2.0)
 //! narrow a file read, but computed once as sorted disjoint ranges of file-local row positions
-//! (java-formats.md §6.2: positions are 0-based row indexes within the file, deleted rows
-//! included) and handed to the format decoder, so no per-row work happens here.
+//! (`docs/format.md` "Row positions": positions are 0-based row indexes within the file,
+//! deleted rows included) and handed to the format decoder, so no per-row work happens here.
 
 use roaring::RoaringTreemap;
 

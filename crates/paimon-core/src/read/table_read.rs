@@ -8,7 +8,8 @@
 //! beyond the projection are read and dropped afterwards.
 //!
 //! Predicate pushdown (Java `MergeFileSplitRead` pushes only key filters into merged readers,
-//! java-formats.md §4.3): files read raw skip Parquet row groups by the whole predicate. Files
+//! `docs/format.md` "Merge-on-read"): files read raw skip Parquet row groups by the whole
+//! predicate. Files
 //! of merged splits use only the conjuncts that reference nothing but primary-key columns
 //! (every version of a key has the same key values, so a key failing them fails after the
 //! merge too): (a) Parquet row groups are skipped by them, and (b) each sorted run is filtered

@@ -1,7 +1,7 @@
 //! A bounds-checked byte cursor shared by every binary decoder.
 //!
 //! Endianness is part of every method name (`i32_be`, `u64_le`): Paimon mixes byte orders
-//! inside single structures (see `java-formats.md` §7). A short input is a
+//! inside single structures (see `docs/format.md` "Byte order"). A short input is a
 //! [`ErrorKind::DataInvalid`](crate::ErrorKind::DataInvalid) error naming the structure, the
 //! offset, and how many bytes were needed and remained.
 

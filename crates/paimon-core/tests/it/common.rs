@@ -10,13 +10,11 @@ use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, SnapshotSelector, Split, TableScan};
 use serde_json::{Map, Value};
 
-/// `../shared/fixtures/java` beside the repository (or `$PAIMON_JAVA_FIXTURES`).
+/// `testdata/java` of the repository (see `testdata/README.md`), or `$PAIMON_JAVA_FIXTURES`.
 pub fn java_fixtures() -> PathBuf {
     let p = std::env::var_os("PAIMON_JAVA_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/java")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/java"));
     assert!(p.is_dir(), "Java fixtures missing at {}", p.display());
     p
 }

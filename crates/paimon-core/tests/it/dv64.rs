@@ -2,8 +2,9 @@
 //!
 //! No Java fixture has a `Bitmap64DeletionVector` (Java `deletion-vectors.bitmap64`), so this
 //! rewrites a copy of a 32-bit DV table as Java would have written it with that option:
-//! every vector of every `DELETION_VECTORS` index file becomes a 64-bit blob (java-formats.md
-//! §4.6: `i32 BE` L | magic `0x6439D3D1` **LE** | `u64 LE` count + (`u32 LE` key + portable
+//! every vector of every `DELETION_VECTORS` index file becomes a 64-bit blob (Java
+//! `org.apache.paimon.deletionvectors.Bitmap64DeletionVector`, `docs/format.md` "Deletion
+//! vectors": `i32 BE` L | magic `0x6439D3D1` **LE** | `u64 LE` count + (`u32 LE` key + portable
 //! roaring)* | `i32 BE` CRC-32 of magic + bitmap), and every index manifest gets the new
 //! `_DELETIONS_VECTORS_RANGES` offsets and lengths (`f2` = 4 + L + 4) and `_FILE_SIZE`,
 //! written with the file's own Avro writer schema and codec, every other field unchanged.
@@ -217,7 +218,8 @@ mod tests {
     use paimon_core::index::deletion_vector::decode_deletion_file;
     use paimon_core::ErrorKind;
 
-    /// Positions {4, 2^32 + 1}, written out by hand from java-formats.md §4.6.
+    /// Positions {4, 2^32 + 1}, written out by hand from the 64-bit layout of Java
+    /// `Bitmap64DeletionVector` (`docs/format.md` "Deletion vectors").
     const GOLDEN: &str = concat!(
         "00000038",                                  // i32 BE L = 4 + 52
         "d1d33964",                                  // magic 1681511377 little-endian

@@ -6,6 +6,7 @@ mod bucket_random_tables;
 mod common;
 mod dv64;
 mod java_append;
+mod java_expected;
 mod java_metadata;
 mod java_pk;
 mod key_pushdown;

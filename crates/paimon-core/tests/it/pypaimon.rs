@@ -1,5 +1,6 @@
-//! Tables written by pypaimon 2.1.0 (`scripts/gen-fixtures.sh` runs `../shared/fixtures/generate.py`)
-//! with the expected result of every query, computed by the generator from its own model.
+//! Tables written by pypaimon 2.1.0 (`scripts/gen-fixtures.sh` runs
+//! `scripts/gen-fixture-tables.py`) with the expected result of every query, computed by the
+//! generator from its own model.
 
 use std::path::PathBuf;
 

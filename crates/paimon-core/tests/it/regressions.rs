@@ -1,10 +1,10 @@
-//! End-to-end regressions of bugs seen in a peer reader (apache/paimon-rust; see
-//! `shared/spec/peer-paimon-rust.md` §3):
+//! End-to-end regressions of bugs seen in a peer reader (apache/paimon-rust):
 //!
-//! * item 18: a compaction that only upgrades a file commits DELETE(file, level 0) +
-//!   ADD(file, level 5) of the same name (Java `FileEntry#mergeEntries` identity includes the
-//!   level). Java-written fixture and pypaimon tables from `scripts/gen-regression-tables.py`.
-//! * item 15 (PR #785): Java 64-bit deletion vectors, whose magic is little-endian and whose
+//! * manifest entries merged by an identity without the level (fixed there without a numbered PR):
+//!   a compaction that only upgrades a file commits DELETE(file, level 0) + ADD(file, level 5) of
+//!   the same name (Java `FileEntry#mergeEntries` identity includes the level). Java-written
+//!   fixture and pypaimon tables from `scripts/gen-regression-tables.py`.
+//! * PR #785: Java 64-bit deletion vectors, whose magic is little-endian and whose
 //!   recorded length `f2` counts the size prefix and CRC (Java `Bitmap64DeletionVector`).
 
 use std::collections::BTreeMap;

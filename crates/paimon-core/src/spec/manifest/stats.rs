@@ -3,8 +3,8 @@
 //! Mirrors Java `org.apache.paimon.stats.SimpleStats` (Paimon 2.0): record
 //! `{_MIN_VALUES: BYTES NOT NULL, _MAX_VALUES: BYTES NOT NULL, _NULL_COUNTS: ARRAY<BIGINT null> null}`.
 //! Min/max are serialized `BinaryRow`s (4-byte BE arity + row bytes) kept raw here; which
-//! columns they cover depends on `_VALUE_STATS_COLS`/`_WRITE_COLS` (`java-formats.md` §2.5),
-//! and another module decodes them.
+//! columns they cover depends on `_VALUE_STATS_COLS`/`_WRITE_COLS` (Java `SimpleStatsEvolution`,
+//! `docs/format.md` "Value statistics"), and another module decodes them.
 
 use serde::{Deserialize, Serialize};
 
