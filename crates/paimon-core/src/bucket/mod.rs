@@ -7,10 +7,10 @@
 //! [`BinaryRow::encode`](crate::spec::binary_row::BinaryRow::encode).
 
 pub mod function;
-pub mod selector;
+pub(crate) mod selector;
 
 pub use function::{BucketFunction, BucketFunctionType};
-pub use selector::BucketSelector;
+pub(crate) use selector::BucketSelector;
 
 #[cfg(test)]
 mod tests {

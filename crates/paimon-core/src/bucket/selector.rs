@@ -124,6 +124,7 @@ impl BucketSelector {
     }
 
     /// The bucket function type.
+    #[cfg(test)]
     pub fn function_type(&self) -> BucketFunctionType {
         self.function.kind()
     }

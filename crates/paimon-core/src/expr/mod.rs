@@ -15,12 +15,12 @@ pub mod bound;
 mod convert;
 pub mod predicate;
 pub mod sql;
-pub mod visitors;
+pub(crate) mod visitors;
 
 pub use bound::{BoundField, BoundPredicate, LeafOp};
 pub use predicate::{CompareOp, Literal, Predicate};
 pub use sql::parse_predicate;
-pub use visitors::partition_evaluator::eval_partition;
+pub(crate) use visitors::partition_evaluator::eval_partition;
 pub use visitors::row_filter::filter_batch;
-pub use visitors::stats_evaluator::{eval_stats, StatsSource};
-pub use visitors::{visit, BoundPredicateVisitor, Prune};
+pub(crate) use visitors::stats_evaluator::{eval_stats, StatsSource};
+pub(crate) use visitors::Prune;

@@ -146,11 +146,6 @@ impl FieldAgg {
         }
     }
 
-    /// The function.
-    pub fn function(&self) -> &AggFunction {
-        &self.func
-    }
-
     /// Clears per-key state (Java `FieldAggregator#reset`).
     pub fn reset(&mut self) {
         self.initialized = false;

@@ -10,14 +10,14 @@
 //! deletion vectors applied per file before merging; the residual predicate is applied by the
 //! caller after the merge.
 
-pub mod aggregate;
-pub mod collection_agg;
-pub mod field_agg;
-pub mod interval_partition;
-pub mod merge_function;
-pub mod output;
-pub mod partial_update;
-pub mod sort_merge;
+pub(crate) mod aggregate;
+pub(crate) mod collection_agg;
+pub(crate) mod field_agg;
+pub(crate) mod interval_partition;
+pub(crate) mod merge_function;
+pub(crate) mod output;
+pub(crate) mod partial_update;
+pub(crate) mod sort_merge;
 
 use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::{MergeEngine, SortOrder, TableOptions};
@@ -28,9 +28,7 @@ use crate::{Error, Result};
 pub use merge_function::MergeFunction;
 pub use sort_merge::{Layout, SortMerge};
 
-pub use crate::spec::special_fields::{
-    sequence_number_field, value_kind_field, SEQUENCE_NUMBER_ID, VALUE_KIND_ID,
-};
+pub use crate::spec::special_fields::{sequence_number_field, value_kind_field};
 
 /// What a merge read decodes from each file and where the merge finds its columns.
 #[derive(Debug, Clone)]

@@ -65,11 +65,6 @@ impl Pool {
         self.batches.len() - 1
     }
 
-    /// The batch of source `i`.
-    pub fn get(&self, i: usize) -> Option<&RecordBatch> {
-        self.batches.get(i)
-    }
-
     /// The Arrow type of column `c`.
     pub fn data_type(&self, c: usize) -> Result<&ArrowType> {
         self.schema

@@ -128,6 +128,7 @@ impl ReadMapping {
     }
 
     /// The output schema (before any nullability relaxation).
+    #[cfg(test)]
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }

@@ -141,6 +141,7 @@ impl MetadataFiller {
     }
 
     /// Whether the row-position column is requested.
+    #[cfg(test)]
     pub fn wants_positions(&self) -> bool {
         self.slots.iter().any(|s| s.1 == ROW_INDEX_ID)
     }

@@ -8,16 +8,16 @@
 //! ([`evolution`]). Planning and predicates live elsewhere. Metadata columns (source file,
 //! row position) are filled by [`metadata_columns`]; [`metrics`] counts skipped work.
 
-pub mod avro;
-pub mod evolution;
+pub(crate) mod avro;
+pub(crate) mod evolution;
 pub mod file_reader;
 pub mod format;
-pub mod metadata_columns;
+pub(crate) mod metadata_columns;
 pub mod metrics;
-pub mod orc;
-pub mod parquet;
-pub mod row_group_pruning;
-pub mod selection;
+pub(crate) mod orc;
+pub(crate) mod parquet;
+pub(crate) mod row_group_pruning;
+pub(crate) mod selection;
 pub mod table_read;
 
 pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};

@@ -89,6 +89,7 @@ impl EntryMerger {
 }
 
 /// Merges a whole list of entries.
+#[cfg(test)]
 pub fn merge_entries(
     entries: impl IntoIterator<Item = ManifestEntry>,
 ) -> Result<Vec<ManifestEntry>> {

@@ -18,8 +18,6 @@ mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
-pub use entry_merge::{merge_entries, EntryMerger};
 pub use metrics::ScanMetrics;
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};
-pub use split_generator::{append_splits, pack_ordered, SplitSizing};
 pub use table_scan::TableScan;

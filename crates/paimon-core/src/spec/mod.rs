@@ -1,7 +1,7 @@
 //! On-disk structures of Paimon tables and their decoding. No I/O here.
 
 pub mod binary_row;
-pub mod bytes;
+pub(crate) mod bytes;
 pub mod datum;
 pub mod manifest;
 pub mod options;

@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use futures::TryStreamExt;
 use paimon_core::catalog::Table;
 use paimon_core::index::deletion_vector::decode_deletion_vector;
-use paimon_core::mergetree::{sequence_number_field, value_kind_field};
 use paimon_core::read::{read_data_file, DataFileRead};
 use paimon_core::render::batch_to_json_rows;
 use paimon_core::scan::{Plan, Split};
 use paimon_core::spec::row_range::from_inclusive;
+use paimon_core::spec::special_fields::{sequence_number_field, value_kind_field};
 use serde_json::{Map, Value};
 
 use crate::common::{column_names, json_rows, open_java, plan, Query};
