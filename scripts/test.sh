@@ -13,3 +13,6 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-merge-engine-tables.py target/merge-engine-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
 cargo test --workspace --all-targets "$@"
+# Doc tests (the front-door examples in the API docs) and the runnable example.
+cargo test --workspace --doc "$@"
+cargo run --quiet -p paimon-core --example read_table >/dev/null
