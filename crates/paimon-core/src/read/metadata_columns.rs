@@ -26,35 +26,10 @@ use arrow_schema::{FieldRef, Schema};
 
 use crate::arrow::schema::arrow_field;
 use crate::spec::row_range::RowRange;
-use crate::spec::types::{DataField, DataType, TypeKind};
+use crate::spec::types::DataField;
 use crate::{Error, Result};
 
-/// Field id of `__paimon_row_index` (Java `PaimonMetadataColumn.ROW_INDEX`).
-pub const ROW_INDEX_ID: i32 = i32::MAX - 100;
-/// Field id of `__paimon_file_path` (Java `PaimonMetadataColumn.FILE_PATH`).
-pub const FILE_PATH_ID: i32 = i32::MAX - 101;
-/// Name of the row-position column.
-pub const ROW_INDEX_NAME: &str = "__paimon_row_index";
-/// Name of the file-path column.
-pub const FILE_PATH_NAME: &str = "__paimon_file_path";
-
-/// The `__paimon_row_index` field: the row's 0-based physical position in its data file.
-pub fn row_index_field() -> DataField {
-    DataField::new(
-        ROW_INDEX_ID,
-        ROW_INDEX_NAME,
-        DataType::not_null(TypeKind::BigInt),
-    )
-}
-
-/// The `__paimon_file_path` field: the location of the row's data file.
-pub fn file_path_field() -> DataField {
-    DataField::new(
-        FILE_PATH_ID,
-        FILE_PATH_NAME,
-        DataType::not_null(TypeKind::VarChar(u32::MAX >> 1)),
-    )
-}
+use crate::spec::special_fields::{FILE_PATH_ID, ROW_INDEX_ID};
 
 /// Whether `id` is one of the metadata columns filled by [`MetadataFiller`].
 pub fn is_metadata_column(id: i32) -> bool {
@@ -196,6 +171,8 @@ impl MetadataFiller {
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
+    use crate::spec::special_fields::{file_path_field, row_index_field};
+    use crate::spec::types::{DataType, TypeKind};
 
     #[test]
     fn positions_follow_the_ranges_across_batches() {

@@ -17,6 +17,7 @@ pub mod metrics;
 pub(crate) mod orc;
 pub(crate) mod parquet;
 pub(crate) mod row_group_pruning;
+mod scan_read;
 pub(crate) mod selection;
 pub mod table_read;
 

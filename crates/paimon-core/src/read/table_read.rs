@@ -37,7 +37,6 @@ use crate::index::deletion_vector::decode_deletion_blob;
 use crate::mergetree::{MergeFunction, MergePlan, SortMerge};
 use crate::read::file_reader::{read_data_file, DataFileRead};
 use crate::read::format::FileFormat;
-use crate::read::metadata_columns::{file_path_field, row_index_field};
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
 use crate::scan::{DataSplit, DeletionFile, Split};
@@ -100,40 +99,21 @@ impl TableRead {
     /// The metadata columns this table offers: `_SEQUENCE_NUMBER` and `_VALUE_KIND` for
     /// primary-key tables, then `__paimon_file_path` and `__paimon_row_index` for every table.
     pub fn metadata_fields(&self) -> Vec<DataField> {
-        let mut out = Vec::new();
-        if self.table.schema().has_primary_key() {
-            out.push(crate::mergetree::sequence_number_field());
-            out.push(crate::mergetree::value_kind_field());
-        }
-        out.push(file_path_field());
-        out.push(row_index_field());
-        out
+        self.table.schema().metadata_fields()
     }
 
     /// Keeps only `columns`, in that order. Besides table columns, the names of
     /// [`TableRead::metadata_fields`] are accepted.
-    pub fn with_projection(mut self, columns: &[String]) -> Result<Self> {
-        let schema = self.table.schema();
-        let metadata = self.metadata_fields();
-        self.output = columns
-            .iter()
-            .map(|c| {
-                let meta = || metadata.iter().find(|m| m.name == *c).cloned();
-                schema.field(c).cloned().or_else(meta).ok_or_else(|| {
-                    Error::invalid_argument(format!(
-                        "unknown column '{c}' (columns: {})",
-                        schema
-                            .fields
-                            .iter()
-                            .map(|f| f.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })
-            })
-            .collect::<Result<_>>()?;
+    pub fn with_projection(self, columns: &[String]) -> Result<Self> {
+        let fields = self.table.schema().project(columns)?;
+        Ok(self.with_output_fields(fields))
+    }
+
+    /// Outputs exactly `fields` (already resolved against the table's schema).
+    pub(crate) fn with_output_fields(mut self, fields: Vec<DataField>) -> Self {
+        self.output = fields;
         self.update_read_fields();
-        Ok(self)
+        self
     }
 
     /// Applies `predicate` to rows.

@@ -11,7 +11,7 @@ use super::entry_cache::ManifestEntryCache;
 use super::table_scan::TableScan;
 use crate::catalog::Table;
 use crate::expr::{parse_predicate, BoundPredicate, Predicate};
-use crate::read::TableRead;
+use crate::spec::types::DataField;
 use crate::{Error, Result};
 
 /// Which snapshot to read.
@@ -71,15 +71,27 @@ impl IntoPredicate for &String {
     }
 }
 
-/// How the rows of a scan are read: projection, limit and read settings.
+/// How the rows of a scan are read: projection, limit and read settings, as given to the
+/// builder.
 #[derive(Debug, Clone, Default)]
-struct ReadSpec {
+struct ReadRequest {
     projection: Option<Vec<String>>,
     with_metadata: bool,
     limit: Option<usize>,
     concurrency: Option<NonZeroUsize>,
     batch_size: Option<NonZeroUsize>,
     preserve_order: bool,
+}
+
+/// The validated read settings of a [`TableScan`]; `read/` turns them into a `TableRead`.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadSpec {
+    /// Output fields, resolved against the latest schema (metadata columns included).
+    pub output: Vec<DataField>,
+    pub limit: Option<usize>,
+    pub concurrency: Option<NonZeroUsize>,
+    pub batch_size: Option<NonZeroUsize>,
+    pub preserve_order: bool,
 }
 
 /// Builds a [`TableScan`]: what to read of one table, planned and read with the same settings.
@@ -112,7 +124,7 @@ pub struct TableScanBuilder {
     options: HashMap<String, String>,
     manifest_concurrency: NonZeroUsize,
     entry_cache: Option<ManifestEntryCache>,
-    read: ReadSpec,
+    read: ReadRequest,
 }
 
 /// A validated scan request: what planning needs.
@@ -148,7 +160,7 @@ impl TableScanBuilder {
             manifest_concurrency: NonZeroUsize::new(DEFAULT_MANIFEST_CONCURRENCY)
                 .unwrap_or(NonZeroUsize::MIN),
             entry_cache: None,
-            read: ReadSpec::default(),
+            read: ReadRequest::default(),
         }
     }
 
@@ -175,19 +187,21 @@ impl TableScanBuilder {
     }
 
     /// Reads only `columns`, in this order: table columns, or the metadata columns of
-    /// [`TableRead::metadata_fields`]. Fails on an unknown name.
+    /// [`TableRead::metadata_fields`](crate::read::TableRead::metadata_fields). Fails on an
+    /// unknown name.
     pub fn select<I, S>(mut self, columns: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         let columns: Vec<String> = columns.into_iter().map(Into::into).collect();
-        TableRead::new(&self.table).with_projection(&columns)?;
+        self.table.schema().project(&columns)?;
         self.read.projection = Some(columns);
         Ok(self)
     }
 
-    /// Adds the metadata columns after the selected ones (see [`TableRead::with_metadata`]).
+    /// Adds the metadata columns after the selected ones (see
+    /// [`TableRead::with_metadata`](crate::read::TableRead::with_metadata)).
     #[must_use]
     pub fn with_metadata(mut self, on: bool) -> Self {
         self.read.with_metadata = on;
@@ -278,21 +292,26 @@ impl TableScanBuilder {
     pub fn build(self) -> Result<TableScan> {
         let read = self.read.clone();
         let ctx = self.build_context()?;
-        let mut reader = TableRead::new(&ctx.table)
-            .with_predicate(ctx.predicate.clone())
-            .with_limit(read.limit)
-            .with_preserve_order(read.preserve_order);
-        if let Some(cols) = &read.projection {
-            reader = reader.with_projection(cols)?;
+        let schema = ctx.table.schema();
+        let mut output = match &read.projection {
+            Some(cols) => schema.project(cols)?,
+            None => schema.fields.clone(),
+        };
+        if read.with_metadata {
+            for f in schema.metadata_fields() {
+                if !output.iter().any(|o| o.id == f.id) {
+                    output.push(f);
+                }
+            }
         }
-        reader = reader.with_metadata(read.with_metadata)?;
-        if let Some(n) = read.concurrency {
-            reader = reader.with_concurrency(n);
-        }
-        if let Some(n) = read.batch_size {
-            reader = reader.with_batch_size(n);
-        }
-        Ok(TableScan::from_parts(ctx, reader))
+        let spec = ReadSpec {
+            output,
+            limit: read.limit,
+            concurrency: read.concurrency,
+            batch_size: read.batch_size,
+            preserve_order: read.preserve_order,
+        };
+        Ok(TableScan::from_parts(ctx, spec))
     }
 
     fn build_context(self) -> Result<ScanContext> {

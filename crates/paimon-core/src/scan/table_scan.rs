@@ -13,12 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow_array::RecordBatch;
-use futures::stream::BoxStream;
 use futures::{stream, StreamExt, TryStreamExt};
 
 use super::bucket_pruner::BucketPruner;
-use super::context::{ScanContext, SnapshotSelector};
+use super::context::{ReadSpec, ScanContext, SnapshotSelector};
 use super::entry_cache::{EntryCacheKey, ManifestEntryCache};
 use super::entry_merge::EntryMerger;
 use super::file_stats;
@@ -28,7 +26,6 @@ use super::plan::{DataSplit, DeletionFile, Plan, Split};
 use super::split_generator::{append_splits, primary_key_splits, SplitSizing};
 use crate::expr::{eval_partition, eval_stats, BoundPredicate, Prune};
 use crate::io::join;
-use crate::read::TableRead;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use crate::spec::options::BucketMode;
@@ -41,11 +38,12 @@ use crate::{Error, Result};
 /// A validated scan of one table, built by [`TableScanBuilder`](super::TableScanBuilder)
 /// (from [`Table::scan`](crate::Table::scan)): [`plan`](Self::plan) lists the splits,
 /// [`reader`](Self::reader) reads any of them with the scan's filter, projection, limit and
-/// options, and [`to_arrow`](Self::to_arrow) does both. Cheap to clone.
+/// options, and [`to_arrow`](Self::to_arrow) does both (those two live in `read/`, so planning
+/// never depends on reading). Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct TableScan {
     ctx: Arc<ScanContext>,
-    read: TableRead,
+    read: Arc<ReadSpec>,
 }
 
 /// Decoded partition facts, cached per partition bytes.
@@ -68,11 +66,16 @@ struct Planner<'a> {
 }
 
 impl TableScan {
-    pub(crate) fn from_parts(ctx: ScanContext, read: TableRead) -> Self {
+    pub(crate) fn from_parts(ctx: ScanContext, read: ReadSpec) -> Self {
         TableScan {
             ctx: Arc::new(ctx),
-            read,
+            read: Arc::new(read),
         }
+    }
+
+    /// The validated read settings (turned into a reader by `read/`).
+    pub(crate) fn read_spec(&self) -> &ReadSpec {
+        &self.read
     }
 
     /// The validated request: table (with option overrides), bound predicate, snapshot.
@@ -83,19 +86,6 @@ impl TableScan {
     /// The table as scanned (stored options plus this scan's overrides).
     pub fn table(&self) -> &crate::catalog::Table {
         &self.ctx.table
-    }
-
-    /// A reader of this scan's splits (or of splits planned elsewhere, e.g. by another process
-    /// from the same table and filter), with the scan's predicate, projection, limit and
-    /// options. Clones share read metrics.
-    pub fn reader(&self) -> TableRead {
-        self.read.clone()
-    }
-
-    /// Plans the scan and reads every split: a stream of Arrow record batches.
-    pub async fn to_arrow(&self) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        let plan = self.plan().await?;
-        self.read.read(plan.splits)
     }
 
     /// Resolves the snapshot to read.

@@ -83,6 +83,34 @@ impl TableSchema {
         self.fields.iter().find(|f| f.name == name)
     }
 
+    /// The metadata columns a read of this table offers (see
+    /// [`special_fields::metadata_fields`](crate::spec::special_fields::metadata_fields)).
+    pub fn metadata_fields(&self) -> Vec<DataField> {
+        crate::spec::special_fields::metadata_fields(self.has_primary_key())
+    }
+
+    /// The fields named `columns`, in that order: table columns or metadata columns
+    /// ([`TableSchema::metadata_fields`]). An unknown name is an `InvalidArgument` error.
+    pub fn project(&self, columns: &[String]) -> crate::Result<Vec<DataField>> {
+        let metadata = self.metadata_fields();
+        columns
+            .iter()
+            .map(|c| {
+                let meta = || metadata.iter().find(|m| m.name == *c).cloned();
+                self.field(c).cloned().or_else(meta).ok_or_else(|| {
+                    crate::Error::invalid_argument(format!(
+                        "unknown column '{c}' (columns: {})",
+                        self.fields
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+            })
+            .collect()
+    }
+
     /// The field with id `id`.
     pub fn field_by_id(&self, id: i32) -> Option<&DataField> {
         self.fields.iter().find(|f| f.id == id)

@@ -514,7 +514,7 @@ async fn row_group_filter_with_ranges_and_deletions_keeps_global_positions() {
 
 #[tokio::test]
 async fn row_index_is_the_physical_position_after_pruning_ranges_and_deletions() {
-    use crate::read::metadata_columns::{file_path_field, row_index_field};
+    use crate::spec::special_fields::{file_path_field, row_index_field};
     let tmp = tempfile::tempdir().unwrap();
     let f = multi_group_file(tmp.path());
     let v = DataField::new(0, "v", DataType::not_null(TypeKind::BigInt));
