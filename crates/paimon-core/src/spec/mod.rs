@@ -3,6 +3,7 @@
 pub mod binary_row;
 pub(crate) mod bytes;
 pub mod datum;
+pub mod json_pretty;
 pub mod manifest;
 pub mod options;
 pub mod orc_footer;
