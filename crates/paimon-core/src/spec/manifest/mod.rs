@@ -9,6 +9,7 @@
 //! names the file (and the row when known).
 
 mod avro;
+mod avro_writer;
 mod columnar;
 mod data_file_meta;
 mod entry;
@@ -20,6 +21,9 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use avro_writer::{
+    encode_manifest, encode_manifest_list, MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA,
+};
 pub use data_file_meta::DataFileMeta;
 pub use entry::{FileKind, ManifestEntry, MANIFEST_ENTRY_VERSION};
 pub use file_meta::{ManifestFileMeta, MANIFEST_FILE_META_VERSION};
