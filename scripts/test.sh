@@ -3,7 +3,8 @@
 # writes the pypaimon fixture tables (target/pypaimon-fixtures), random fixed-bucket tables
 # (target/random-bucket-tables), the regression tables of peer bugs (target/regression-tables),
 # merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
-# vectors (target/pk-random-tables), then runs every Rust test.
+# vectors (target/pk-random-tables), then runs every Rust test, has pypaimon read the tables our
+# metadata encoders rewrote (target/reencoded), and runs the doc tests and the example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -13,6 +14,10 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-merge-engine-tables.py target/merge-engine-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
 cargo test --workspace --all-targets "$@"
+# pypaimon reads the tables whose metadata our encoders rewrote (written by the `reencoded` test).
+if [ "$#" -eq 0 ]; then
+    .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
+fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"
 cargo run --quiet -p paimon-core --example read_table >/dev/null

@@ -15,5 +15,6 @@ mod merge_engines;
 mod pk_random_tables;
 mod pypaimon;
 mod read_metadata;
+mod reencoded;
 mod regressions;
 mod time_travel;
