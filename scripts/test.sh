@@ -14,9 +14,11 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-merge-engine-tables.py target/merge-engine-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
 cargo test --workspace --all-targets "$@"
-# pypaimon reads the tables whose metadata our encoders rewrote (written by the `reencoded` test).
+# pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
+# changed (written by the `reencoded` and `commit` tests).
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
+    .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
 fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"

@@ -20,6 +20,9 @@ pub enum ErrorKind {
     InvalidArgument,
     /// A file that must be created only if absent already exists (a lost commit race).
     AlreadyExists,
+    /// A commit conflicts with the table's current state (another commit removed or added
+    /// the files it depends on, or kept winning the race).
+    Conflict,
     /// Storage failed.
     Io,
     /// A bug in paimon-rs; please report it.
@@ -34,6 +37,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::AlreadyExists => "already exists",
+            ErrorKind::Conflict => "commit conflict",
             ErrorKind::Io => "I/O error",
             ErrorKind::Internal => "internal error",
         };

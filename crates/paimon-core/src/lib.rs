@@ -37,6 +37,7 @@
 pub mod arrow;
 pub mod bucket;
 pub mod catalog;
+pub mod commit;
 pub mod error;
 pub mod expr;
 pub(crate) mod hash;

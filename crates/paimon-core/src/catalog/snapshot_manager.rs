@@ -67,6 +67,11 @@ impl SnapshotManager {
         join(&self.meta_root, "snapshot")
     }
 
+    /// Location of the `LATEST` hint.
+    pub fn latest_hint_path(&self) -> String {
+        join(&self.snapshot_dir(), "LATEST")
+    }
+
     /// Location of `snapshot-<id>`.
     pub fn snapshot_path(&self, id: i64) -> String {
         join(&self.snapshot_dir(), &format!("{SNAPSHOT_PREFIX}{id}"))

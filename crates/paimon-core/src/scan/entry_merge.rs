@@ -11,7 +11,7 @@ use crate::spec::manifest::{FileKind, ManifestEntry};
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Identity {
+pub(crate) struct Identity {
     partition: Vec<u8>,
     bucket: i32,
     level: i32,
@@ -22,7 +22,7 @@ struct Identity {
 }
 
 impl Identity {
-    fn of(e: &ManifestEntry) -> Self {
+    pub(crate) fn of(e: &ManifestEntry) -> Self {
         Identity {
             partition: e.partition.clone(),
             bucket: e.bucket,

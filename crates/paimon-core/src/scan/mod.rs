@@ -8,9 +8,9 @@
 mod bucket_pruner;
 mod context;
 mod entry_cache;
-mod entry_merge;
+pub(crate) mod entry_merge;
 mod file_stats;
-mod manifest_reader;
+pub(crate) mod manifest_reader;
 mod metrics;
 mod plan;
 mod split_generator;

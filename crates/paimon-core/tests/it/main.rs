@@ -3,6 +3,7 @@
 mod bad_input;
 mod bucket_pruning;
 mod bucket_random_tables;
+mod commit;
 mod common;
 mod dv64;
 mod front_door;
