@@ -152,49 +152,17 @@ fn decode_blob(blob: &[u8], file: &str, row_count: Option<u64>) -> Result<Roarin
 
 /// `u64 LE` count, then per bucket `u32 LE` high key + portable 32-bit bitmap.
 fn decode_bitmap64(bytes: &[u8]) -> Result<RoaringTreemap> {
-    let mut r = ByteReader::new(bytes, "64-bit deletion vector");
-    let count = r.u64_le()?;
-    // Each bucket needs at least a key and an 8-byte bitmap header.
-    if count > (r.remaining() / 12) as u64 {
-        return Err(r.invalid(format!("bucket count {count} exceeds the input")));
-    }
-    let mut bitmaps = Vec::new();
-    let mut last: Option<u32> = None;
-    for _ in 0..count {
-        let key = r.u32_le()?;
-        if last.is_some_and(|l| key <= l) {
-            return Err(r.invalid("bucket keys are not strictly increasing"));
-        }
-        last = Some(key);
-        let rest = bytes.get(r.position()..).ok_or_else(|| r.truncated(1))?;
-        let mut cursor = std::io::Cursor::new(rest);
-        let bm = RoaringBitmap::deserialize_from(&mut cursor)
-            .map_err(|e| r.invalid(format!("corrupt bitmap: {e}")))?;
-        let used = usize::try_from(cursor.position()).map_err(|_| r.invalid("bitmap size"))?;
-        r.take(used)?;
-        bitmaps.push((key, bm));
-    }
-    if !r.is_empty() {
-        return Err(r.invalid("trailing bytes after the last bitmap"));
-    }
-    Ok(RoaringTreemap::from_bitmaps(bitmaps))
+    crate::index::roaring64::decode_portable(bytes, "64-bit deletion vector")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::hex;
 
     /// The 32-bit example of `docs/format.md` "Deletion vectors" (Java `BitmapDeletionVector`):
     /// one position (4), `f1` = 1, `f2` = 22.
     const JAVA_32_HEX: &str = "01000000165e43f2d03a300000010000000000000010000000040087 5ca5d7";
-
-    fn hex(s: &str) -> Vec<u8> {
-        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
 
     #[test]
     fn decodes_java_32_bit_vector() {

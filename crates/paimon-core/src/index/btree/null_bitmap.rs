@@ -4,39 +4,14 @@
 //! bitmap (cookie 12346, or 12347 with run containers) — followed by a `u32 LE` CRC-32 of
 //! those bytes (`BTreeIndexWriter#writeNullBitmap`, `BTreeIndexReader#readNullBitmap`).
 
-use roaring::{RoaringBitmap, RoaringTreemap};
+use roaring::RoaringTreemap;
 
 use crate::spec::bytes::ByteReader;
 use crate::{Error, Result};
 
 /// Decodes a portable 64-bit Roaring image; the whole input must be consumed.
 pub fn decode_roaring64(bytes: &[u8]) -> Result<RoaringTreemap> {
-    let mut r = ByteReader::new(bytes, "null bitmap");
-    let count = r.u64_le()?;
-    // Each bucket needs at least a 4-byte key and an 8-byte bitmap header.
-    if count > (r.remaining() / 12) as u64 {
-        return Err(r.invalid(format!("bucket count {count} exceeds the input")));
-    }
-    let mut bitmaps = Vec::new();
-    let mut last: Option<u32> = None;
-    for _ in 0..count {
-        let key = r.u32_le()?;
-        if last.is_some_and(|l| key <= l) {
-            return Err(r.invalid("bucket keys are not strictly increasing"));
-        }
-        last = Some(key);
-        let rest = bytes.get(r.position()..).unwrap_or_default();
-        let mut cursor = std::io::Cursor::new(rest);
-        let bm = RoaringBitmap::deserialize_from(&mut cursor)
-            .map_err(|e| r.invalid(format!("corrupt 32-bit bitmap: {e}")))?;
-        let used = usize::try_from(cursor.position()).map_err(|_| r.invalid("bitmap size"))?;
-        r.take(used)?;
-        bitmaps.push((key, bm));
-    }
-    if !r.is_empty() {
-        return Err(r.invalid("trailing bytes after the last bitmap"));
-    }
-    Ok(RoaringTreemap::from_bitmaps(bitmaps))
+    crate::index::roaring64::decode_portable(bytes, "null bitmap")
 }
 
 /// Decodes the stored null bitmap (`size` image bytes followed by the CRC).
@@ -70,14 +45,7 @@ pub fn encode_null_bitmap(rows: &RoaringTreemap) -> Result<(Vec<u8>, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::test_util::hex;
 
     #[test]
     fn array_and_run_containers() {

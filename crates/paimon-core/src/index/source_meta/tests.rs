@@ -1,13 +1,6 @@
 use super::*;
+use crate::test_util::hex;
 use crate::ErrorKind;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// paimon-cpp `primary_key_index_source_meta_test.cpp` `SerializeMatchesGoldenBytes`.
 fn golden() -> Vec<u8> {

@@ -3,6 +3,7 @@
 
 use super::writer::decimal_to_be_bytes;
 use super::*;
+use crate::test_util::hex;
 use crate::test_util::java_fixtures;
 use crate::ErrorKind;
 use apache_avro::types::Value;
@@ -10,14 +11,6 @@ use std::path::Path;
 
 fn t(s: &str) -> DataType {
     DataType::from_json(&serde_json::Value::String(s.into())).unwrap()
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 fn dec(unscaled: i128, precision: u32, scale: u32) -> Datum {
