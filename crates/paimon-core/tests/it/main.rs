@@ -5,6 +5,7 @@ mod bucket_pruning;
 mod bucket_random_tables;
 mod common;
 mod dv64;
+mod global_index;
 mod java_append;
 mod java_expected;
 mod java_metadata;

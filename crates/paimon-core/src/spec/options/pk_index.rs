@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::{BucketMode, TableOptions, PK_BITMAP_INDEX_COLUMNS, PK_BTREE_INDEX_COLUMNS};
 use crate::spec::schema::TableSchema;
+use crate::spec::types::DataType;
 use crate::{Error, ErrorKind, Result};
 
 /// Removed from every definition's options (Java `CoreOptions#primaryKeySortedIndexOptions`).
@@ -56,6 +57,8 @@ pub struct PkIndexDefinition {
     pub column: String,
     /// Field id of the column.
     pub field_id: i32,
+    /// Type of the column.
+    pub data_type: DataType,
     /// The family.
     pub family: PkIndexFamily,
     /// The index options of the definition: every `btree-index.*` / `bitmap-index.*` key of the
@@ -122,6 +125,7 @@ impl TableOptions {
             out.push(PkIndexDefinition {
                 column: field.name.clone(),
                 field_id: field.id,
+                data_type: field.data_type.clone(),
                 family,
                 options: self.definition_options(&field.name, family)?,
             });
