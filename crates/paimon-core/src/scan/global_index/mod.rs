@@ -15,6 +15,9 @@ mod predicate;
 mod result;
 mod validate;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -68,19 +71,51 @@ pub(crate) async fn narrow(
     pred.field_ids(&mut fields);
     let needed = needed_groups(&splits, &coverage, &fields);
     let readers = open_readers(ctx.table.file_io(), &groups, payloads, &needed, m).await;
-    let mut ev = Evaluator::new(&pred, &groups, &coverage, &readers, payloads);
-    let mut out = Vec::with_capacity(splits.len());
-    for s in splits {
-        let Split::Data(d) = s;
-        if !evaluate::eligible(&d) {
-            m.splits_unchanged += 1;
-            out.push(Split::Data(d));
-            continue;
+    let planned = Planned {
+        pred: &pred,
+        groups: &groups,
+        coverage: &coverage,
+        payloads,
+    };
+    planned.apply(splits, &readers, m)
+}
+
+/// Validated groups and the projected predicate, ready to evaluate.
+pub(crate) struct Planned<'a> {
+    pred: &'a IndexPredicate,
+    groups: &'a [GroupInfo],
+    coverage: &'a Coverage,
+    payloads: &'a [Payload<'a>],
+}
+
+impl Planned<'_> {
+    /// Evaluates every file of every eligible split with `readers` (by group) and narrows.
+    fn apply(
+        &self,
+        splits: Vec<Split>,
+        readers: &HashMap<usize, Arc<dyn GroupReader>>,
+        m: &mut GlobalIndexMetrics,
+    ) -> Vec<Split> {
+        let mut ev = Evaluator::new(
+            self.pred,
+            self.groups,
+            self.coverage,
+            readers,
+            self.payloads,
+        );
+        let mut out = Vec::with_capacity(splits.len());
+        for s in splits {
+            let Split::Data(d) = s;
+            if !evaluate::eligible(&d) {
+                m.splits_unchanged += 1;
+                out.push(Split::Data(d));
+                continue;
+            }
+            let results = ev.file_results(&d);
+            result::push_splits(d, results, m, &mut out);
         }
-        let results = ev.file_results(&d);
-        result::push_splits(d, results, m, &mut out);
+        out
     }
-    out
 }
 
 /// The definitions and the projected predicate, or `None` (with `m.skipped` set) when the step

@@ -201,4 +201,4 @@ fn check_payload(
 
 #[cfg(test)]
 #[path = "validate_tests.rs"]
-mod tests;
+pub(crate) mod tests;
