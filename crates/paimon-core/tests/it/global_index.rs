@@ -152,7 +152,7 @@ async fn java_pk_btree_source_meta_orc() {
 }
 
 #[tokio::test]
-async fn corrupt_payload_and_source_meta_fall_back() {
+async fn corrupt_payload_falls_back() {
     let (_tmp, dir) = java_table_copy("parquet/pk_btree_e2e");
     let path = dir.to_str().unwrap().to_string();
     let (_, want) = run(&path, 2, "score = 0", false).await;
@@ -172,4 +172,148 @@ async fn corrupt_payload_and_source_meta_fall_back() {
     let (plan, got) = run(&path, 2, "score = 0", true).await;
     assert_eq!(got, want);
     assert_eq!(narrowed(&plan), 0, "{:?}", plan.metrics.global_index);
+}
+
+/// The pypaimon `pk_dv_btree` table: every payload of its `pk_btree_payloads` layout reads back
+/// exactly; every query answers the same with and without the index; score queries narrow.
+#[tokio::test]
+async fn pypaimon_pk_dv_btree() {
+    use paimon_core::index::btree::{BTreeIndexReader, Key, KeyType};
+    let Some(root) = crate::pypaimon::pypaimon_fixtures() else {
+        return;
+    };
+    let exp: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("expected/pk_dv_btree.json")).unwrap())
+            .unwrap();
+    let dir = root.join(exp["path"].as_str().unwrap());
+    let payloads = exp["layout"]["pk_btree_payloads"].as_array().unwrap();
+    assert!(!payloads.is_empty());
+    for p in payloads {
+        let file = dir.join(p["index_file"].as_str().unwrap());
+        let bytes = bytes::Bytes::from(std::fs::read(&file).unwrap());
+        let r = BTreeIndexReader::from_bytes("payload", bytes, KeyType::Int).unwrap();
+        let nulls: Vec<u64> = r.is_null().unwrap().iter().collect();
+        let want_nulls: Vec<u64> = p["null_row_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(nulls, want_nulls);
+        let got: Vec<(i64, Vec<u64>)> = r
+            .entries()
+            .unwrap()
+            .into_iter()
+            .map(|e| match e.key {
+                Key::Int(k) => (i64::from(k), e.row_ids),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let want: Vec<(i64, Vec<u64>)> = serde_json::from_value(p["entries"].clone()).unwrap();
+        assert_eq!(got, want);
+    }
+    let table = Table::open(dir.to_str().unwrap()).await.unwrap();
+    let mut narrowed_queries = 0;
+    for q in exp["queries"].as_array().unwrap() {
+        if q["predicate"].is_null() {
+            continue;
+        }
+        let pred = crate::pypaimon::predicate(&q["predicate"]);
+        let mut rows = Vec::new();
+        for enabled in [true, false] {
+            let scan = table
+                .scan()
+                .with_predicate(pred.clone())
+                .with_option("global-index.enabled", enabled.to_string())
+                .build()
+                .unwrap();
+            let plan = scan.plan().await.unwrap();
+            if enabled && narrowed(&plan) > 0 {
+                narrowed_queries += 1;
+            }
+            rows.push(render(
+                &json_rows(&scan.reader(), plan.splits).await.unwrap(),
+            ));
+        }
+        assert_eq!(rows[0], rows[1], "query {}", q["name"]);
+        assert_eq!(
+            rows[0].len() as u64,
+            q["row_count"].as_u64().unwrap(),
+            "query {}",
+            q["name"]
+        );
+    }
+    assert!(
+        narrowed_queries >= 3,
+        "only {narrowed_queries} queries narrowed"
+    );
+}
+
+fn read_long(b: &[u8], pos: &mut usize) -> i64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let byte = b[*pos];
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return (v >> 1) as i64 ^ -((v & 1) as i64);
+        }
+    }
+}
+
+fn write_long(v: i64) -> Vec<u8> {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    let mut out = Vec::new();
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+    out
+}
+
+/// Sets the version of every `_SOURCE_META` in a one-block zstd Avro index manifest to 9.
+fn corrupt_source_meta(manifest: &std::path::Path) -> usize {
+    let d = std::fs::read(manifest).unwrap();
+    let sync = d[d.len() - 16..].to_vec();
+    let start = d.windows(16).position(|w| w == sync.as_slice()).unwrap() + 16;
+    let mut pos = start;
+    let count = read_long(&d, &mut pos);
+    let size = read_long(&d, &mut pos) as usize;
+    let mut raw = zstd::decode_all(&d[pos..pos + size]).unwrap();
+    let mut hits = 0;
+    for i in 14..raw.len() {
+        if raw[i..].starts_with(b"data-") && raw[i - 14..i - 10] == [0, 0, 0, 1] {
+            raw[i - 11] = 9;
+            hits += 1;
+        }
+    }
+    let comp = zstd::encode_all(&raw[..], 3).unwrap();
+    let mut out = d[..start].to_vec();
+    out.extend(write_long(count));
+    out.extend(write_long(comp.len() as i64));
+    out.extend(comp);
+    out.extend(&d[pos + size..]);
+    std::fs::write(manifest, out).unwrap();
+    hits
+}
+
+#[tokio::test]
+async fn corrupt_source_meta_falls_back() {
+    let (_tmp, dir) = java_table_copy("parquet/pk_btree_e2e");
+    let path = dir.to_str().unwrap().to_string();
+    let (_, want) = run(&path, 2, "score = 0", false).await;
+    let snapshot: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("snapshot/snapshot-2")).unwrap()).unwrap();
+    let name = snapshot["indexManifest"].as_str().unwrap();
+    assert!(corrupt_source_meta(&dir.join("manifest").join(name)) > 0);
+    let (plan, got) = run(&path, 2, "score = 0", true).await;
+    assert_eq!(got, want);
+    assert_eq!(narrowed(&plan), 0);
+    let m = &plan.metrics.global_index;
+    assert!(
+        m.payloads_rejected.contains_key("corrupt _SOURCE_META"),
+        "{m:?}"
+    );
 }
