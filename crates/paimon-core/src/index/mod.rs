@@ -4,5 +4,6 @@
 pub mod btree;
 pub mod deletion_vector;
 pub mod modified_utf8;
+pub mod pk_sorted;
 pub mod source_meta;
 pub mod sst;

@@ -29,7 +29,7 @@ pub use enums::{
 };
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
-pub use pk_index::{PkIndexDefinition, PkIndexFamily};
+pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
 
 use crate::spec::schema::TableSchema;
 use crate::{Error, ErrorKind, Result};

@@ -211,6 +211,48 @@ async fn pypaimon_pk_dv_btree() {
             .collect();
         let want: Vec<(i64, Vec<u64>)> = serde_json::from_value(p["entries"].clone()).unwrap();
         assert_eq!(got, want);
+        // Our builder writes the same bytes from the same rows.
+        let sources = p["source_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                paimon_core::index::source_meta::SourceFile::new(
+                    s["file_name"].as_str().unwrap(),
+                    s["row_count"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let field: paimon_core::spec::types::DataField = serde_json::from_value(
+            serde_json::json!({"id": p["field_id"], "name": "score", "type": "INT"}),
+        )
+        .unwrap();
+        let options = paimon_core::spec::options::BTreeBuildOptions {
+            block_size: 64 << 10,
+            compression: "none".into(),
+            compression_level: 1,
+        };
+        let input = paimon_core::index::pk_sorted::PkSortedBuildInput {
+            field: &field,
+            options: &options,
+            level: p["level"].as_i64().unwrap() as i32,
+            sources,
+            partition: vec![0, 0, 0, 0],
+            bucket: p["bucket"].as_i64().unwrap() as i32,
+            file_name: "rebuilt".into(),
+            external_path: None,
+        };
+        let values = want
+            .iter()
+            .flat_map(|(k, ids)| ids.iter().map(move |id| (Some(Key::Int(*k as i32)), *id)))
+            .chain(want_nulls.iter().map(|id| (None, *id)));
+        let built = paimon_core::index::pk_sorted::build(input, values).unwrap();
+        assert_eq!(
+            built.bytes,
+            std::fs::read(&file).unwrap(),
+            "{}",
+            file.display()
+        );
     }
     let table = Table::open(dir.to_str().unwrap()).await.unwrap();
     let mut narrowed_queries = 0;

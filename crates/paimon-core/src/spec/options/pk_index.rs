@@ -67,10 +67,48 @@ pub struct PkIndexDefinition {
     pub options: BTreeMap<String, String>,
 }
 
+/// BTree build options of a definition (Java
+/// `org.apache.paimon.globalindex.btree.BTreeIndexOptions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BTreeBuildOptions {
+    /// `btree-index.block-size` (default 64 KiB).
+    pub block_size: usize,
+    /// `btree-index.compression`: `none` (default), `zstd`, `lz4`.
+    pub compression: String,
+    /// `btree-index.compression-level` (default 1).
+    pub compression_level: i32,
+}
+
 impl PkIndexDefinition {
     /// `_INDEX_TYPE` of the payloads (`btree`, `bitmap`).
     pub fn index_type(&self) -> &'static str {
         self.family.index_type()
+    }
+
+    /// The BTree build options; a bad value is `InvalidArgument` naming the option.
+    pub fn btree_build_options(&self) -> Result<BTreeBuildOptions> {
+        let get = |k: &str| self.options.get(k).map(|v| v.trim());
+        let block_size = match get("btree-index.block-size") {
+            None => 64 << 10,
+            Some(v) => super::MemorySize::parse(v)
+                .ok()
+                .and_then(|m| usize::try_from(m.bytes()).ok())
+                .filter(|n| *n > 0)
+                .ok_or_else(|| {
+                    Error::invalid_argument(format!("invalid btree-index.block-size '{v}'"))
+                })?,
+        };
+        let compression_level = match get("btree-index.compression-level") {
+            None => 1,
+            Some(v) => v.parse().map_err(|_| {
+                Error::invalid_argument(format!("invalid btree-index.compression-level '{v}'"))
+            })?,
+        };
+        Ok(BTreeBuildOptions {
+            block_size,
+            compression: get("btree-index.compression").unwrap_or("none").to_string(),
+            compression_level,
+        })
     }
 }
 
@@ -250,7 +288,13 @@ mod tests {
         assert_eq!(defs[0].options["btree-index.compression"], "zstd");
         assert_eq!(defs[0].options["btree-index.compression-level"], "3");
         assert_eq!(defs[0].options["btree-index.cache-size"], "1 mb");
+        let b = defs[0].btree_build_options().unwrap();
+        assert_eq!(
+            (b.block_size, b.compression.as_str(), b.compression_level),
+            (65536, "zstd", 3)
+        );
         assert_eq!(defs[1].column, "tag");
+        assert_eq!(defs[1].btree_build_options().unwrap().compression, "none");
         assert!(!defs[1].options.contains_key("btree-index.block-size"));
     }
 
