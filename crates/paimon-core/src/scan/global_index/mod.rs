@@ -13,6 +13,7 @@ mod evaluate;
 mod payload;
 mod predicate;
 mod result;
+mod sparse;
 mod validate;
 
 #[cfg(test)]
@@ -22,11 +23,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use futures::{stream, StreamExt};
+use roaring::RoaringTreemap;
 
 use self::evaluate::{Coverage, Evaluator};
 use self::payload::{BTreeGroupReader, GroupReader};
 use self::predicate::{project, IndexPredicate};
 use self::validate::{validate_bucket, ActiveFile, Group};
+use crate::expr::LeafOp;
 use crate::index::btree::{BTreeIndexReader, KeyType};
 use crate::io::FileIO;
 use crate::scan::context::ScanContext;
@@ -51,6 +54,7 @@ pub(crate) fn is_source_backed(e: &IndexManifestEntry) -> bool {
 /// An accepted group and what it needs to be opened.
 pub(crate) struct GroupInfo {
     group: Group,
+    field_id: i32,
     payload: usize,
     family: PkIndexFamily,
     data_type: DataType,
@@ -70,7 +74,7 @@ pub(crate) async fn narrow(
     let mut fields = HashSet::new();
     pred.field_ids(&mut fields);
     let needed = needed_groups(&splits, &coverage, &fields);
-    let readers = open_readers(ctx.table.file_io(), &groups, payloads, &needed, m).await;
+    let readers = open_readers(ctx.table.file_io(), &groups, payloads, &needed, &pred, m).await;
     let planned = Planned {
         pred: &pred,
         groups: &groups,
@@ -213,6 +217,7 @@ fn plan_groups(
             }
             groups.extend(state.groups.into_iter().map(|g| GroupInfo {
                 payload: mine[g.payload],
+                field_id: def.field_id,
                 group: g,
                 family: def.family,
                 data_type: def.data_type.clone(),
@@ -243,13 +248,16 @@ fn needed_groups(splits: &[Split], coverage: &Coverage, fields: &HashSet<i32>) -
     v
 }
 
-/// Readers of the `needed` groups, payloads read concurrently. A group without an entry has no
-/// reader for its family (bitmap) or failed to open: its files fall back.
+/// Answers of the `needed` groups to the leaves of `pred` on their field, each payload loaded
+/// lazily (its tail, then the blocks the queries touch; payloads of all buckets concurrently). A
+/// group without an entry has no reader for its family (bitmap) or failed to open: its files
+/// fall back.
 async fn open_readers(
     io: &FileIO,
     groups: &[GroupInfo],
     payloads: &[Payload<'_>],
     needed: &[usize],
+    pred: &IndexPredicate,
     m: &mut GlobalIndexMetrics,
 ) -> HashMap<usize, Arc<dyn GroupReader>> {
     let jobs = needed
@@ -257,17 +265,13 @@ async fn open_readers(
         .filter(|g| groups[**g].family == PkIndexFamily::BTree)
         .map(|g| {
             let info = &groups[*g];
-            let path = payloads[info.payload].1.clone();
-            let data_type = info.data_type.clone();
+            let (entry, path) = &payloads[info.payload];
+            let mut ops = Vec::new();
+            pred.leaves_of(info.field_id, &mut ops);
             async move {
-                let opened = async {
-                    let key_type = KeyType::from_data_type(&data_type)?;
-                    let bytes = io.read(&path).await?;
-                    let r = BTreeIndexReader::from_bytes(&path, bytes, key_type)?;
-                    Ok::<_, crate::Error>(BTreeGroupReader::new(r, data_type))
-                }
-                .await;
-                (*g, path, opened)
+                let len = u64::try_from(entry.file_size).unwrap_or(0);
+                let answers = answer(io, path, len, &info.data_type, &ops).await;
+                (*g, path, answers)
             }
         });
     let opened: Vec<_> = stream::iter(jobs).buffer_unordered(16).collect().await;
@@ -285,4 +289,43 @@ async fn open_readers(
         }
     }
     out
+}
+
+/// Opens the payload at `path` and answers `ops`.
+async fn answer(
+    io: &FileIO,
+    path: &str,
+    len: u64,
+    data_type: &DataType,
+    ops: &[LeafOp],
+) -> crate::Result<Precomputed> {
+    let key_type = KeyType::from_data_type(data_type)?;
+    let mut source = None;
+    let reader = sparse::run_loaded(io, path, len, &mut source, |src| {
+        BTreeIndexReader::open(path, src, key_type, None)
+    })
+    .await?;
+    let reader = BTreeGroupReader::new(reader, data_type.clone());
+    let mut answers = HashMap::new();
+    for op in ops {
+        let r = sparse::run_loaded(io, path, len, &mut source, |_| reader.query(op).transpose())
+            .await
+            .map(|o| o.map(Arc::new))
+            .map_err(|e| e.to_string());
+        answers.insert(format!("{op:?}"), r.transpose());
+    }
+    Ok(Precomputed(answers))
+}
+
+/// Leaf answers computed while loading a payload, keyed like the evaluator's query cache.
+struct Precomputed(HashMap<String, Option<Result<Arc<RoaringTreemap>, String>>>);
+
+impl GroupReader for Precomputed {
+    fn query(&self, op: &LeafOp) -> Option<crate::Result<RoaringTreemap>> {
+        match self.0.get(&format!("{op:?}"))? {
+            None => None,
+            Some(Ok(r)) => Some(Ok((**r).clone())),
+            Some(Err(e)) => Some(Err(crate::Error::data_invalid(e.clone()))),
+        }
+    }
 }

@@ -26,6 +26,21 @@ pub(crate) enum IndexPredicate {
 }
 
 impl IndexPredicate {
+    /// The distinct leaf operations on `field_id`.
+    pub fn leaves_of(&self, field_id: i32, out: &mut Vec<LeafOp>) {
+        match self {
+            IndexPredicate::Leaf { field_id: f, op } if *f == field_id => {
+                if !out.contains(op) {
+                    out.push(op.clone());
+                }
+            }
+            IndexPredicate::Leaf { .. } => {}
+            IndexPredicate::And(cs) | IndexPredicate::Or(cs) => {
+                cs.iter().for_each(|c| c.leaves_of(field_id, out));
+            }
+        }
+    }
+
     /// The field ids of the leaves.
     pub fn field_ids(&self, out: &mut HashSet<i32>) {
         match self {
