@@ -328,3 +328,23 @@ async fn payloads_load_lazily() {
     let got = answers.query(&wide[0]).unwrap().unwrap();
     assert_eq!(got.len(), n - 40);
 }
+
+#[test]
+fn postpone_bucket_narrows_too() {
+    let mut s = split(ab());
+    s.bucket = -2;
+    s.bucket_path = "/t/bucket-postpone".into();
+    let mut p = payload("p", 5, &[("a.parquet", 100), ("b.parquet", 200)]);
+    p.bucket = -2;
+    let (out, m) = run_with(vec![s], &[p], &eq(10), doubles(None));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].bucket, -2);
+    assert_eq!(ranges(&out[0]), Some(vec![(5, 5)]));
+    assert_eq!(m.indexed_splits, 1);
+    // A payload of another bucket covers nothing.
+    let mut other = payload("p", 5, &[("a.parquet", 100), ("b.parquet", 200)]);
+    other.bucket = 1;
+    let original = split(ab());
+    let (out, _) = run_with(vec![original.clone()], &[other], &eq(10), doubles(None));
+    assert_eq!(out, vec![original]);
+}
