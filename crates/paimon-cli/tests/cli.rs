@@ -277,3 +277,44 @@ fn read_with_metadata_names_file_and_position() {
         .unwrap()
         .ends_with(".parquet"));
 }
+
+#[test]
+fn scan_shows_indexed_splits_and_global_index_metrics() {
+    let t = java_table("parquet/pk_btree_e2e");
+    let out = stdout(&paimon(&[
+        "scan",
+        &t,
+        "--where",
+        "score = 0",
+        "--snapshot",
+        "2",
+    ]));
+    assert!(out.contains("indexed ranges=["), "{out}");
+    assert!(out.contains("files_narrowed: 2"), "{out}");
+    assert!(out.contains("rows_selected: 200"), "{out}");
+    let off = stdout(&paimon(&[
+        "scan",
+        &t,
+        "--where",
+        "score = 0",
+        "--snapshot",
+        "2",
+        "-o",
+        "global-index.enabled=false",
+    ]));
+    assert!(!off.contains("indexed ranges"), "{off}");
+    assert!(off.contains("skipped: \"disabled\""), "{off}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&paimon(&[
+        "scan",
+        &t,
+        "--json",
+        "--where",
+        "score = 0",
+        "--snapshot",
+        "2",
+    ])))
+    .unwrap();
+    assert_eq!(v["metrics"]["global_index"]["indexed_splits"], 2);
+    let ranges = &v["splits"][0]["files"][0]["row_ranges"];
+    assert!(ranges.as_array().is_some_and(|r| !r.is_empty()), "{ranges}");
+}

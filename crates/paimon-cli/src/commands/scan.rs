@@ -121,8 +121,14 @@ fn print_plan(plan: &Plan, schema: &TableSchema) -> Result<()> {
                 ),
                 None => String::new(),
             };
+            let ranges = d
+                .row_ranges
+                .as_ref()
+                .and_then(|r| r.get(j).cloned().flatten())
+                .map(|r| indexed_ranges(&r))
+                .unwrap_or_default();
             println!(
-                "  {} level={} rows={} size={}{dv}",
+                "  {} level={} rows={} size={}{dv}{ranges}",
                 f.file_name, f.level, f.row_count, f.file_size
             );
         }
@@ -130,8 +136,34 @@ fn print_plan(plan: &Plan, schema: &TableSchema) -> Result<()> {
     println!("metrics:");
     if let Value::Object(m) = serde_json::to_value(&plan.metrics).unwrap_or(Value::Null) {
         for (k, v) in m {
-            println!("  {k}: {v}");
+            match v {
+                Value::Object(inner) => {
+                    println!("  {k}:");
+                    for (k2, v2) in inner {
+                        println!("    {k2}: {v2}");
+                    }
+                }
+                v => println!("  {k}: {v}"),
+            }
         }
     }
     Ok(())
+}
+
+/// ` indexed ranges=[a-b, ...] (n ranges, m rows)`: the file-local row ranges (inclusive) of an
+/// indexed split, the first eight shown.
+fn indexed_ranges(ranges: &[std::ops::Range<u64>]) -> String {
+    let shown: Vec<String> = ranges
+        .iter()
+        .take(8)
+        .filter_map(to_inclusive)
+        .map(|(a, b)| format!("{a}-{b}"))
+        .collect();
+    let more = if ranges.len() > 8 { ", ..." } else { "" };
+    let rows: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+    format!(
+        " indexed ranges=[{}{more}] ({} ranges, {rows} rows)",
+        shown.join(", "),
+        ranges.len()
+    )
 }

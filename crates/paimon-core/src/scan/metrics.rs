@@ -1,5 +1,7 @@
 //! Counters of one planning run, so a user can see why a file was or was not read.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// What planning read and skipped.
@@ -40,4 +42,35 @@ pub struct ScanMetrics {
     pub splits: u64,
     /// Planning wall time in microseconds.
     pub plan_micros: u64,
+    /// The primary-key global index step.
+    pub global_index: GlobalIndexMetrics,
+}
+
+/// What the primary-key global index step did (`docs/format.md` "Primary-key global index").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GlobalIndexMetrics {
+    /// Why the step did not run (`disabled`, `no index definitions`, `no indexed predicate`,
+    /// ...); empty when it ran.
+    pub skipped: String,
+    /// Payloads accepted (per bucket and definition).
+    pub payloads_accepted: u64,
+    /// Payloads rejected, by reason.
+    pub payloads_rejected: BTreeMap<String, u64>,
+    /// Payload files read and opened.
+    pub payloads_opened: u64,
+    /// Payload files that could not be read or opened (their files fall back).
+    pub payloads_failed: u64,
+    /// Splits left unchanged because a file's delete count is unknown or nonzero, or the split
+    /// is not raw-convertible.
+    pub splits_unchanged: u64,
+    /// Files narrowed to row ranges (one indexed split each).
+    pub files_narrowed: u64,
+    /// Files dropped because the index matched none of their rows.
+    pub files_dropped: u64,
+    /// Files of narrowed splits read whole, by reason.
+    pub files_fallen_back: BTreeMap<String, u64>,
+    /// Splits carrying row ranges from the index.
+    pub indexed_splits: u64,
+    /// Rows selected by the ranges of the indexed splits.
+    pub rows_selected: u64,
 }

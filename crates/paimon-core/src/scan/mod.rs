@@ -10,6 +10,7 @@ mod context;
 mod entry_cache;
 pub(crate) mod entry_merge;
 mod file_stats;
+pub(crate) mod global_index;
 pub(crate) mod manifest_reader;
 mod metrics;
 mod plan;
@@ -18,6 +19,6 @@ mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
-pub use metrics::ScanMetrics;
+pub use metrics::{GlobalIndexMetrics, ScanMetrics};
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};
 pub use table_scan::TableScan;

@@ -20,6 +20,7 @@ use super::context::{ReadSpec, ScanContext, SnapshotSelector};
 use super::entry_cache::{EntryCacheKey, ManifestEntryCache};
 use super::entry_merge::EntryMerger;
 use super::file_stats;
+use super::global_index;
 use super::manifest_reader::ManifestReader;
 use super::metrics::ScanMetrics;
 use super::plan::{DataSplit, DeletionFile, Plan, Split};
@@ -135,12 +136,22 @@ impl TableScan {
                 planner.read_and_merge(&reader, metas).await?
             }
         };
-        let deletion_files = match &snapshot.index_manifest {
-            Some(name) => planner.deletion_files(&reader.index_manifest(name).await?)?,
-            None => HashMap::new(),
+        // One index-manifest read serves the deletion files and the global index.
+        let index_entries = match &snapshot.index_manifest {
+            Some(name) => reader.index_manifest(name).await?,
+            None => Vec::new(),
         };
+        let deletion_files = planner.deletion_files(&index_entries)?;
         let live = planner.filter_live(live).await?;
-        let splits = planner.make_splits(&snapshot, live, &deletion_files)?;
+        let mut splits = planner.make_splits(&snapshot, live, &deletion_files)?;
+        let payloads = planner.payloads(&index_entries);
+        splits = global_index::narrow(
+            &self.ctx,
+            splits,
+            &payloads,
+            &mut planner.metrics.global_index,
+        )
+        .await;
         let mut metrics = planner.metrics;
         if let Some(p) = &planner.bucket_pruner {
             let (pairs, buckets) = p.selector().selection_stats();
@@ -446,29 +457,51 @@ impl<'a> Planner<'a> {
         Ok(out)
     }
 
-    fn deletion_files(&self, index: &[IndexManifestEntry]) -> Result<HashMap<DvKey, DeletionFile>> {
+    /// The location of an index file (Java `IndexPathFactory#toPath`): `_EXTERNAL_PATH` when
+    /// set, else the bucket directory with `index-file-in-data-file-dir`, else `<table>/index/`.
+    fn index_file_path(&self, ie: &IndexManifestEntry) -> Result<String> {
         let o = self.ctx.table.options();
+        Ok(match &ie.external_path {
+            Some(p) => p.clone(),
+            None if o.index_file_in_data_file_dir => {
+                let info = self.partitions.get(&ie.partition).map(|p| p.values.clone());
+                let values = match info {
+                    Some(v) => v,
+                    None => {
+                        let types: Vec<_> = self
+                            .partition_fields
+                            .iter()
+                            .map(|f| f.data_type.clone())
+                            .collect();
+                        BinaryRow::from_serialized(&ie.partition)?.decode(&types)?
+                    }
+                };
+                join(&self.bucket_path(&values, ie.bucket)?, &ie.file_name)
+            }
+            None => join(&join(self.ctx.table.location(), "index"), &ie.file_name),
+        })
+    }
+
+    /// Source-backed global-index payloads with their locations (an entry whose location
+    /// cannot be resolved is left out, with a warning: its files are read normally).
+    fn payloads<'e>(&self, index: &'e [IndexManifestEntry]) -> Vec<global_index::Payload<'e>> {
+        index
+            .iter()
+            .filter(|e| global_index::is_source_backed(e))
+            .filter_map(|e| match self.index_file_path(e) {
+                Ok(p) => Some((e, p)),
+                Err(err) => {
+                    tracing::warn!(payload = %e.file_name, error = %err, "global index: cannot resolve payload path");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    fn deletion_files(&self, index: &[IndexManifestEntry]) -> Result<HashMap<DvKey, DeletionFile>> {
         let mut out = HashMap::new();
         for ie in index.iter().filter(|e| e.index_type == "DELETION_VECTORS") {
-            let path = match &ie.external_path {
-                Some(p) => p.clone(),
-                None if o.index_file_in_data_file_dir => {
-                    let info = self.partitions.get(&ie.partition).map(|p| p.values.clone());
-                    let values = match info {
-                        Some(v) => v,
-                        None => {
-                            let types: Vec<_> = self
-                                .partition_fields
-                                .iter()
-                                .map(|f| f.data_type.clone())
-                                .collect();
-                            BinaryRow::from_serialized(&ie.partition)?.decode(&types)?
-                        }
-                    };
-                    join(&self.bucket_path(&values, ie.bucket)?, &ie.file_name)
-                }
-                None => join(&join(self.ctx.table.location(), "index"), &ie.file_name),
-            };
+            let path = self.index_file_path(ie)?;
             for dv in ie.deletion_vectors.iter().flatten() {
                 out.insert(
                     (ie.partition.clone(), ie.bucket, dv.data_file_name.clone()),

@@ -15,6 +15,7 @@ mod enums;
 mod fields;
 mod known_keys;
 mod memory_size;
+mod pk_index;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -28,6 +29,7 @@ pub use enums::{
 };
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
+pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
 
 use crate::spec::schema::TableSchema;
 use crate::{Error, ErrorKind, Result};
@@ -333,6 +335,11 @@ impl TableOptions {
         options.extra = extra;
         options.per_field = FieldOptions::from_map(&map);
         options.validate_options(r.kind())?;
+        pk_index::validate_columns(
+            &options.pk_btree_index_columns,
+            &options.pk_bitmap_index_columns,
+            r.kind(),
+        )?;
         options.raw = map;
         Ok(options)
     }

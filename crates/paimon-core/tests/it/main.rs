@@ -7,6 +7,7 @@ mod commit;
 mod common;
 mod dv64;
 mod front_door;
+mod global_index;
 mod java_append;
 mod java_expected;
 mod java_metadata;

@@ -1,0 +1,207 @@
+//! Building one source-backed BTree payload (Java
+//! `org.apache.paimon.index.pksorted.PkSortedIndexFile#build`, C++ `PkSortedIndexFile::Build`;
+//! `docs/format.md` "Primary-key global index"): from an ordered source group (the sorted
+//! files of one level of one bucket) and the group's values sorted by value with their group
+//! ordinals, the payload bytes and their index-manifest entry. Pure: the caller writes the file.
+
+use roaring::RoaringTreemap;
+
+use super::btree::{BTreeIndexWriter, Key, KeyType};
+use super::source_meta::{SourceFile, SourceMeta};
+use super::sst::CompressionType;
+use crate::spec::manifest::{FileKind, GlobalIndexMeta, IndexManifestEntry};
+use crate::spec::options::BTreeBuildOptions;
+use crate::spec::types::DataField;
+use crate::{Error, Result};
+
+/// What one payload is built from.
+#[derive(Debug, Clone)]
+pub struct PkSortedBuildInput<'a> {
+    /// The indexed column.
+    pub field: &'a DataField,
+    /// Block size and compression.
+    pub options: &'a BTreeBuildOptions,
+    /// The data level (> 0) of the sources.
+    pub level: i32,
+    /// The sources, in ascending file-name order.
+    pub sources: Vec<SourceFile>,
+    /// Serialized partition `BinaryRow` and bucket of the data files.
+    pub partition: Vec<u8>,
+    /// Bucket of the data files.
+    pub bucket: i32,
+    /// Payload file name (`btree-global-index-<uuid>.index`).
+    pub file_name: String,
+    /// Full path when written outside `<table>/index`.
+    pub external_path: Option<String>,
+}
+
+/// A built payload.
+#[derive(Debug, Clone)]
+pub struct BuiltPayload {
+    /// The file bytes.
+    pub bytes: Vec<u8>,
+    /// Its index-manifest entry (kind ADD).
+    pub entry: IndexManifestEntry,
+}
+
+/// Builds the payload of `input` over `values`: every one of the group's N rows as (value,
+/// group ordinal), non-null values ascending (nulls anywhere). Errors: invalid sources, N = 0
+/// or overflowing, a value count other than N, an ordinal outside `[0, N)` or repeated.
+pub fn build(
+    input: PkSortedBuildInput<'_>,
+    values: impl IntoIterator<Item = (Option<Key>, u64)>,
+) -> Result<BuiltPayload> {
+    let meta = SourceMeta::new(input.level, input.sources)?;
+    let n = meta
+        .total_row_count()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| Error::invalid_argument("a sorted index group needs 1 to i64::MAX rows"))?;
+    let n_u = n as u64;
+    let key_type = KeyType::from_data_type(&input.field.data_type)?;
+    let compression = CompressionType::from_option(&input.options.compression)
+        .filter(|c| *c != CompressionType::Lzo)
+        .ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "unsupported btree-index.compression '{}'",
+                input.options.compression
+            ))
+        })?;
+    let mut w = BTreeIndexWriter::new(
+        key_type,
+        input.options.block_size,
+        compression,
+        input.options.compression_level,
+    );
+    let mut seen = RoaringTreemap::new();
+    for (key, ordinal) in values {
+        if ordinal >= n_u {
+            return Err(Error::invalid_argument(format!(
+                "Row id {ordinal} is outside sorted index group row range [0, {n})"
+            )));
+        }
+        if !seen.insert(ordinal) {
+            return Err(Error::invalid_argument(format!(
+                "Row id {ordinal} appears more than once."
+            )));
+        }
+        w.write(key.as_ref(), ordinal)?;
+    }
+    if seen.len() != n_u {
+        return Err(Error::invalid_argument(format!(
+            "sorted index group has {n} rows but {} values were given",
+            seen.len()
+        )));
+    }
+    let payload = w.finish()?;
+    let entry = IndexManifestEntry {
+        kind: FileKind::Add,
+        partition: input.partition,
+        bucket: input.bucket,
+        index_type: "btree".into(),
+        file_name: input.file_name,
+        file_size: payload.bytes.len() as i64,
+        row_count: n,
+        deletion_vectors: None,
+        external_path: input.external_path,
+        global_index: Some(GlobalIndexMeta {
+            row_range_start: 0,
+            row_range_end: n - 1,
+            index_field_id: input.field.id,
+            extra_field_ids: None,
+            index_meta: Some(payload.meta.encode()),
+            source_meta: Some(meta.encode()?),
+        }),
+    };
+    Ok(BuiltPayload {
+        bytes: payload.bytes,
+        entry,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::index::btree::BTreeIndexReader;
+
+    fn field() -> DataField {
+        serde_json::from_value(serde_json::json!({"id": 1, "name": "price", "type": "BIGINT"}))
+            .unwrap()
+    }
+
+    fn input<'a>(f: &'a DataField, o: &'a BTreeBuildOptions) -> PkSortedBuildInput<'a> {
+        PkSortedBuildInput {
+            field: f,
+            options: o,
+            level: 5,
+            sources: vec![
+                SourceFile::new("a.parquet", 100),
+                SourceFile::new("b.parquet", 200),
+            ],
+            partition: vec![0, 0, 0, 0],
+            bucket: 0,
+            file_name: "btree-global-index-x.index".into(),
+            external_path: None,
+        }
+    }
+
+    #[test]
+    fn builds_readable_payload_with_entry() {
+        let f = field();
+        for compression in ["none", "zstd", "lz4"] {
+            let o = BTreeBuildOptions {
+                block_size: 256,
+                compression: compression.into(),
+                compression_level: 1,
+            };
+            let values = (0..300u64).map(|i| (Some(Key::BigInt(2 * i as i64)), i));
+            let built = build(input(&f, &o), values).unwrap();
+            let e = &built.entry;
+            assert_eq!((e.row_count, e.file_size), (300, built.bytes.len() as i64));
+            let g = e.global_index.as_ref().unwrap();
+            assert_eq!(
+                (g.row_range_start, g.row_range_end, g.index_field_id),
+                (0, 299, 1)
+            );
+            let sm = SourceMeta::decode(g.source_meta.as_deref().unwrap(), "x").unwrap();
+            assert_eq!(sm.data_level(), 5);
+            let r = BTreeIndexReader::from_bytes("x", Bytes::from(built.bytes), KeyType::BigInt)
+                .unwrap();
+            let got: Vec<u64> = r.equal(&Key::BigInt(10)).unwrap().iter().collect();
+            assert_eq!(got, [5]);
+            let range: Vec<u64> = r
+                .between(&Key::BigInt(190), &Key::BigInt(210))
+                .unwrap()
+                .iter()
+                .collect();
+            assert_eq!(range, (95..=105).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn rejects_bad_ordinals() {
+        let f = field();
+        let o = BTreeBuildOptions {
+            block_size: 65536,
+            compression: "none".into(),
+            compression_level: 1,
+        };
+        let dup = (0..300u64).map(|i| (Some(Key::BigInt(i as i64)), i.min(298)));
+        let e = build(input(&f, &o), dup).unwrap_err();
+        assert!(
+            e.message().contains("Row id 298 appears more than once"),
+            "{e}"
+        );
+        let out = [(None, 300u64)];
+        let e = build(input(&f, &o), out).unwrap_err();
+        assert!(e
+            .message()
+            .contains("outside sorted index group row range [0, 300)"));
+        let short = (0..10u64).map(|i| (None, i));
+        assert!(build(input(&f, &o), short).is_err());
+        let mut bad = input(&f, &o);
+        bad.level = 0;
+        assert!(build(bad, std::iter::empty()).is_err());
+    }
+}
