@@ -4,7 +4,7 @@
 pub mod btree;
 pub mod deletion_vector;
 pub mod modified_utf8;
-pub(crate) mod roaring64;
 pub mod pk_sorted;
+pub(crate) mod roaring64;
 pub mod source_meta;
 pub mod sst;

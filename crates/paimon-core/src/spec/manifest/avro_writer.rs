@@ -1,6 +1,7 @@
 //! Avro Object Container File encoding of manifests and manifest lists, as Java Paimon 2.0
 //! writes them (`org.apache.paimon.format.avro.AvroFileFormat`, rows of
-//! `org.apache.paimon.manifest.ManifestEntrySerializer` / `ManifestFileMetaSerializer`).
+//! `org.apache.paimon.manifest.ManifestEntrySerializer` / `ManifestFileMetaSerializer` /
+//! `IndexManifestEntrySerializer`).
 //!
 //! The writer schemas are Java's, text for text (Avro `Schema#toString` of the converted row
 //! types), so the files are what a Java 2.0 writer produces: same header schema, same row
@@ -13,6 +14,9 @@ use std::io::Write;
 use super::data_file_meta::DataFileMeta;
 use super::entry::{ManifestEntry, MANIFEST_ENTRY_VERSION};
 use super::file_meta::{ManifestFileMeta, MANIFEST_FILE_META_VERSION};
+use super::index_entry::{
+    DeletionVectorMeta, GlobalIndexMeta, IndexManifestEntry, INDEX_MANIFEST_ENTRY_VERSION,
+};
 use super::stats::SimpleStats;
 use crate::{Error, Result};
 
@@ -21,6 +25,9 @@ pub const MANIFEST_LIST_SCHEMA: &str = r#"{"type":"record","name":"record","name
 
 /// Java 2.0's writer schema of manifest rows (`ManifestEntry#SCHEMA`).
 pub const MANIFEST_SCHEMA: &str = r#"{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[{"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},{"name":"_PARTITION","type":"bytes"},{"name":"_BUCKET","type":"int"},{"name":"_TOTAL_BUCKETS","type":"int"},{"name":"_FILE","type":{"type":"record","name":"record__FILE","fields":[{"name":"_FILE_NAME","type":"string"},{"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},{"name":"_MIN_KEY","type":"bytes"},{"name":"_MAX_KEY","type":"bytes"},{"name":"_KEY_STATS","type":{"type":"record","name":"record__FILE__KEY_STATS","fields":[{"name":"_MIN_VALUES","type":"bytes"},{"name":"_MAX_VALUES","type":"bytes"},{"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],"default":null}]}},{"name":"_VALUE_STATS","type":{"type":"record","name":"record__FILE__VALUE_STATS","fields":[{"name":"_MIN_VALUES","type":"bytes"},{"name":"_MAX_VALUES","type":"bytes"},{"name":"_NULL_COUNTS","type":["null",{"type":"array","items":["null","long"]}],"default":null}]}},{"name":"_MIN_SEQUENCE_NUMBER","type":"long"},{"name":"_MAX_SEQUENCE_NUMBER","type":"long"},{"name":"_SCHEMA_ID","type":"long"},{"name":"_LEVEL","type":"int"},{"name":"_EXTRA_FILES","type":{"type":"array","items":"string"}},{"name":"_CREATION_TIME","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null},{"name":"_DELETE_ROW_COUNT","type":["null","long"],"default":null},{"name":"_EMBEDDED_FILE_INDEX","type":["null","bytes"],"default":null},{"name":"_FILE_SOURCE","type":["null","int"],"default":null},{"name":"_VALUE_STATS_COLS","type":["null",{"type":"array","items":"string"}],"default":null},{"name":"_EXTERNAL_PATH","type":["null","string"],"default":null},{"name":"_FIRST_ROW_ID","type":["null","long"],"default":null},{"name":"_WRITE_COLS","type":["null",{"type":"array","items":"string"}],"default":null}]}}]}"#;
+
+/// Java 2.0's writer schema of index-manifest rows (`IndexManifestEntry#SCHEMA`).
+pub const INDEX_MANIFEST_SCHEMA: &str = r#"{"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[{"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},{"name":"_PARTITION","type":"bytes"},{"name":"_BUCKET","type":"int"},{"name":"_INDEX_TYPE","type":"string"},{"name":"_FILE_NAME","type":"string"},{"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},{"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",{"type":"record","name":"record__DELETIONS_VECTORS_RANGES","fields":[{"name":"f0","type":"string"},{"name":"f1","type":"int"},{"name":"f2","type":"int"},{"name":"_CARDINALITY","type":["null","long"],"default":null}]}]}],"default":null},{"name":"_EXTERNAL_PATH","type":["null","string"],"default":null},{"name":"_GLOBAL_INDEX","type":["null",{"type":"record","name":"record__GLOBAL_INDEX","fields":[{"name":"_ROW_RANGE_START","type":"long"},{"name":"_ROW_RANGE_END","type":"long"},{"name":"_INDEX_FIELD_ID","type":"int"},{"name":"_EXTRA_FIELD_IDS","type":["null",{"type":"array","items":"int"}],"default":null},{"name":"_INDEX_META","type":["null","bytes"],"default":null},{"name":"_SOURCE_META","type":["null","bytes"],"default":null}]}],"default":null}]}"#;
 
 /// Avro's default sync interval (`DataFileConstants.DEFAULT_SYNC_INTERVAL`).
 const SYNC_INTERVAL: usize = 64_000;
@@ -35,6 +42,11 @@ pub fn encode_manifest_list(metas: &[ManifestFileMeta]) -> Result<Vec<u8>> {
 /// Encodes manifest entries into a complete Avro file.
 pub fn encode_manifest(entries: &[ManifestEntry]) -> Result<Vec<u8>> {
     encode_file(MANIFEST_SCHEMA, entries, write_entry)
+}
+
+/// Encodes index-manifest entries into a complete Avro file.
+pub fn encode_index_manifest(entries: &[IndexManifestEntry]) -> Result<Vec<u8>> {
+    encode_file(INDEX_MANIFEST_SCHEMA, entries, write_index_entry)
 }
 
 /// The Avro binary encoding of one datum (`org.apache.avro.io.BinaryEncoder`).
@@ -138,6 +150,41 @@ fn write_entry(e: &mut RowEncoder, m: &ManifestEntry) {
     e.long(i64::from(m.bucket));
     e.long(i64::from(m.total_buckets));
     write_data_file(e, &m.file);
+}
+
+fn write_deletion_vector(e: &mut RowEncoder, dv: &DeletionVectorMeta) {
+    e.long(1); // the non-null branch of the item union
+    e.string(&dv.data_file_name);
+    e.long(i64::from(dv.offset));
+    e.long(i64::from(dv.length));
+    e.optional(dv.cardinality, RowEncoder::long);
+}
+
+fn write_global_index(e: &mut RowEncoder, g: &GlobalIndexMeta) {
+    e.long(g.row_range_start);
+    e.long(g.row_range_end);
+    e.long(i64::from(g.index_field_id));
+    e.optional(g.extra_field_ids.as_deref(), |e, ids| {
+        e.array(ids, |e, id| e.long(i64::from(*id)));
+    });
+    e.optional(g.index_meta.as_deref(), RowEncoder::bytes);
+    e.optional(g.source_meta.as_deref(), RowEncoder::bytes);
+}
+
+fn write_index_entry(e: &mut RowEncoder, m: &IndexManifestEntry) {
+    e.long(i64::from(INDEX_MANIFEST_ENTRY_VERSION));
+    e.long(i64::from(m.kind.to_byte()));
+    e.bytes(&m.partition);
+    e.long(i64::from(m.bucket));
+    e.string(&m.index_type);
+    e.string(&m.file_name);
+    e.long(m.file_size);
+    e.long(m.row_count);
+    e.optional(m.deletion_vectors.as_deref(), |e, dvs| {
+        e.array(dvs, write_deletion_vector);
+    });
+    e.optional(m.external_path.as_deref(), RowEncoder::string);
+    e.optional(m.global_index.as_ref(), write_global_index);
 }
 
 /// A whole container: header (schema, codec, sync marker), then blocks of rows.

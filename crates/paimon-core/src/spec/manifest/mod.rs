@@ -22,7 +22,8 @@ mod stats;
 mod tests;
 
 pub use avro_writer::{
-    encode_manifest, encode_manifest_list, MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA,
+    encode_index_manifest, encode_manifest, encode_manifest_list, INDEX_MANIFEST_SCHEMA,
+    MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA,
 };
 pub use data_file_meta::DataFileMeta;
 pub use entry::{FileKind, ManifestEntry, MANIFEST_ENTRY_VERSION};
