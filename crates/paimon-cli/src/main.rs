@@ -17,7 +17,7 @@ use paimon_core::ErrorKind;
 /// TABLE is a table directory (or URL), or a warehouse followed by `db.table`.
 ///
 /// Exit codes: 0 success, 1 other failure, 2 usage error, 3 not found (table, snapshot, tag,
-/// file), 4 invalid or corrupt data, 5 unsupported feature.
+/// file), 4 invalid or corrupt data, 5 unsupported feature, 6 commit conflict.
 #[derive(Debug, Parser)]
 #[command(name = "paimon", version, about, long_about)]
 struct Cli {
@@ -37,6 +37,9 @@ enum Command {
     Scan(commands::scan::Args),
     /// Read rows.
     Read(commands::read::Args),
+    /// Build and commit index payloads (`index build TABLE --column C`).
+    #[command(subcommand)]
+    Index(commands::index::Command),
     /// Time a full read against reading the same Parquet files directly with arrow-rs.
     Bench(commands::bench::Args),
 }
@@ -47,6 +50,7 @@ fn exit_code(kind: ErrorKind) -> u8 {
         ErrorKind::DataInvalid => 4,
         ErrorKind::Unsupported => 5,
         ErrorKind::InvalidArgument => 2,
+        ErrorKind::Conflict | ErrorKind::AlreadyExists => 6,
         _ => 1,
     }
 }
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
             Command::Scan(a) => commands::scan::run(a).await,
             Command::Read(a) => commands::read::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
+            Command::Index(c) => commands::index::run(c).await,
         }
     });
     match result {

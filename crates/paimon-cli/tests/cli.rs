@@ -318,3 +318,34 @@ fn scan_shows_indexed_splits_and_global_index_metrics() {
     let ranges = &v["splits"][0]["files"][0]["row_ranges"];
     assert!(ranges.as_array().is_some_and(|r| !r.is_empty()), "{ranges}");
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn index_build_commits_payloads_that_scans_use() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("pk_btree_e2e");
+    copy_dir(
+        std::path::Path::new(&java_table("parquet/pk_btree_e2e")),
+        &t,
+    );
+    let t = t.to_str().unwrap();
+    let out = stdout(&paimon(&["index", "build", t, "--column", "score"]));
+    assert!(out.starts_with("snapshot 6: "), "{out}");
+    assert!(out.contains(" payloads over "), "{out}");
+    let scan = stdout(&paimon(&["scan", t, "--where", "score = 0"]));
+    assert!(scan.contains("indexed ranges=["), "{scan}");
+    let wrong = paimon(&["index", "build", t, "--column", "tag"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("pk-btree.index.columns"));
+}

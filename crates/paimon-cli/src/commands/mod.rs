@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_direct;
 pub mod bench_lookup;
+pub mod index;
 pub mod read;
 pub mod scan;
 pub mod schema;

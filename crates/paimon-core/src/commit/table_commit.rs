@@ -18,7 +18,8 @@ use crate::io::join;
 use crate::scan::entry_merge::{EntryMerger, Identity};
 use crate::scan::manifest_reader::ManifestReader;
 use crate::spec::manifest::{
-    encode_manifest, encode_manifest_list, FileKind, ManifestEntry, ManifestFileMeta,
+    encode_index_manifest, encode_manifest, encode_manifest_list, FileKind, IndexManifestEntry,
+    ManifestEntry, ManifestFileMeta,
 };
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::spec::types::DataType;
@@ -40,6 +41,23 @@ pub struct CommitChanges {
     pub commit_user: String,
     /// The commit identifier ([`BATCH_COMMIT_IDENTIFIER`] for batch jobs).
     pub commit_identifier: i64,
+    /// The complete index state after the commit (written as a new index manifest, ADD rows
+    /// only); `None` carries the previous snapshot's index manifest over.
+    pub index_entries: Option<Vec<IndexManifestEntry>>,
+}
+
+impl CommitChanges {
+    /// A batch commit (`commit_identifier` = [`BATCH_COMMIT_IDENTIFIER`]) of `entries` by
+    /// `commit_user`, keeping the index manifest.
+    pub fn new(entries: Vec<ManifestEntry>, kind: CommitKind, commit_user: &str) -> Self {
+        CommitChanges {
+            entries,
+            kind,
+            commit_user: commit_user.to_string(),
+            commit_identifier: BATCH_COMMIT_IDENTIFIER,
+            index_entries: None,
+        }
+    }
 }
 
 /// Commits changes to one table.
@@ -124,6 +142,15 @@ impl TableCommit {
         let base_size = self.write_list(attempt, &base_name, &previous).await?;
         let delta_name = format!("manifest-list-{uuid}-2");
         let delta_size = self.write_list(attempt, &delta_name, &delta).await?;
+        let index_manifest = match &changes.index_entries {
+            None => latest.as_ref().and_then(|s| s.index_manifest.clone()),
+            Some(entries) => {
+                let name = format!("index-manifest-{uuid}-0");
+                self.write(attempt, &name, encode_index_manifest(entries)?)
+                    .await?;
+                Some(name)
+            }
+        };
         let delta_rows: i64 = changes
             .entries
             .iter()
@@ -144,7 +171,7 @@ impl TableCommit {
             delta_manifest_list_size: Some(delta_size),
             changelog_manifest_list: None,
             changelog_manifest_list_size: None,
-            index_manifest: prev.and_then(|s| s.index_manifest.clone()),
+            index_manifest,
             commit_user: changes.commit_user.clone(),
             commit_identifier: changes.commit_identifier,
             commit_kind: changes.kind,

@@ -43,12 +43,9 @@ async fn entries(
 }
 
 fn changes(entries: Vec<ManifestEntry>, kind: CommitKind) -> CommitChanges {
-    CommitChanges {
-        entries,
-        kind,
-        commit_user: "paimon-rs-test".into(),
-        commit_identifier: BATCH_COMMIT_IDENTIFIER,
-    }
+    let c = CommitChanges::new(entries, kind, "paimon-rs-test");
+    assert_eq!(c.commit_identifier, BATCH_COMMIT_IDENTIFIER);
+    c
 }
 
 fn without(all: &[String], removed: &[String]) -> Vec<String> {

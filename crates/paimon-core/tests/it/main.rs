@@ -8,6 +8,7 @@ mod common;
 mod dv64;
 mod front_door;
 mod global_index;
+mod index_build;
 mod java_append;
 mod java_expected;
 mod java_metadata;
