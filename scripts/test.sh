@@ -15,10 +15,12 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
 cargo test --workspace --all-targets "$@"
 # pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
-# changed (written by the `reencoded` and `commit` tests).
+# changed, and narrows its scans with pk-btree payloads we built (written by the `reencoded`,
+# `commit` and `index_build` tests).
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
+    .venv-pypaimon/bin/python scripts/check-indexed.py target/indexed
 fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"

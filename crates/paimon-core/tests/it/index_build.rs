@@ -163,14 +163,24 @@ async fn payloads_built_for_java_pk_btree_tables() {
     }
 }
 
+/// The pypaimon table indexed by paimon-rs is left in `target/indexed` (with a `tables.json`)
+/// for `scripts/check-indexed.py`, which has pypaimon narrow its scans with our payloads.
 #[tokio::test]
 async fn payloads_built_for_the_pypaimon_table() {
     let Some(root) = pypaimon_fixtures() else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("pk_dv_btree");
+    let out = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/indexed");
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.join("warehouse/fixtures.db/pk_dv_btree");
     crate::common::copy_dir(&root.join("warehouse/fixtures.db/pk_dv_btree"), &dir);
     let (narrowed, _) = build_and_check(&dir).await;
     assert!(narrowed >= 4, "{narrowed} filters narrowed");
+    let index = serde_json::json!({ "tables": [{
+        "table": "fixtures.pk_dv_btree",
+        "warehouse": out.join("warehouse").to_str().unwrap(),
+        "column": "score",
+        "values": [0, 7, 42, 77],
+    }]});
+    std::fs::write(out.join("tables.json"), index.to_string()).unwrap();
 }
