@@ -12,15 +12,19 @@ pub mod avro;
 pub mod evolution;
 pub mod file_reader;
 pub mod format;
+pub mod late;
 pub mod metadata_columns;
 pub mod metrics;
 pub mod orc;
+pub mod page_index;
 pub mod parquet;
 pub mod row_group_pruning;
 pub mod selection;
 pub mod table_read;
 
-pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};
+pub use file_reader::{
+    read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter, SelectiveRead,
+};
 pub use format::FileFormat;
 pub use metrics::ReadMetricsSnapshot;
 pub use table_read::TableRead;
