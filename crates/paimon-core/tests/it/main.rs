@@ -15,4 +15,5 @@ mod pk_random_tables;
 mod pypaimon;
 mod read_metadata;
 mod regressions;
+mod selective;
 mod time_travel;
