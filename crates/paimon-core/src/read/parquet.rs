@@ -49,12 +49,45 @@ pub struct FileIoParquetReader {
     io: FileIO,
     location: String,
     size: u64,
+    /// The last bytes of the file, once fetched: `(offset, bytes)`. Reads inside it (footer,
+    /// page index, the column chunks of a small file) are served without a request.
+    tail: Option<(u64, Bytes)>,
 }
 
 impl FileIoParquetReader {
     /// A reader of `location`, whose size is `size` bytes.
     pub fn new(io: FileIO, location: String, size: u64) -> Self {
-        FileIoParquetReader { io, location, size }
+        FileIoParquetReader {
+            io,
+            location,
+            size,
+            tail: None,
+        }
+    }
+
+    /// Fetches the last `n` bytes of the file (at most its size) in one request and serves
+    /// later reads inside them from memory.
+    pub async fn prefetch_tail(&mut self, n: u64) -> Result<()> {
+        let start = self.size.saturating_sub(n);
+        let bytes = self.io.read_range(&self.location, start..self.size).await?;
+        if bytes.len() as u64 != self.size - start {
+            return Err(Error::data_invalid("short read")
+                .with_context("file", self.location.clone())
+                .with_context("range", format!("{:?}", start..self.size)));
+        }
+        self.tail = Some((start, bytes));
+        Ok(())
+    }
+
+    /// `range` from the fetched tail, when it lies inside it.
+    fn from_tail(&self, range: &Range<u64>) -> Option<Bytes> {
+        let (start, bytes) = self.tail.as_ref()?;
+        if range.start < *start || range.end < range.start {
+            return None;
+        }
+        let s = usize::try_from(range.start - start).ok()?;
+        let e = usize::try_from(range.end - start).ok()?;
+        (e <= bytes.len()).then(|| bytes.slice(s..e))
     }
 }
 
@@ -77,6 +110,9 @@ pub(crate) fn parquet_error(e: ParquetError, location: &str) -> Error {
 
 impl AsyncFileReader for FileIoParquetReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        if let Some(b) = self.from_tail(&range) {
+            return futures::future::ready(Ok(b)).boxed();
+        }
         async move {
             self.io
                 .read_range(&self.location, range)
@@ -90,6 +126,10 @@ impl AsyncFileReader for FileIoParquetReader {
         &mut self,
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        let cached: Option<Vec<Bytes>> = ranges.iter().map(|r| self.from_tail(r)).collect();
+        if let Some(got) = cached {
+            return futures::future::ready(Ok(got)).boxed();
+        }
         async move {
             let got = self
                 .io
@@ -138,6 +178,7 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         None => io.size(&loc).await?,
     };
     let mut reader = FileIoParquetReader::new(io.clone(), loc.clone(), size);
+    reader.prefetch_tail(FOOTER_PREFETCH as u64).await?;
     let md = ParquetMetaDataReader::new()
         .with_prefetch_hint(Some(FOOTER_PREFETCH))
         .load_and_finish(&mut reader, size)

@@ -18,6 +18,13 @@
 //! whole predicate is still applied after the merge. A conjunct touching a non-key column is
 //! never pushed below the merge: it could drop a key's latest version and resurrect an older
 //! one. [`TableRead::metrics`] counts what was skipped.
+//!
+//! Selective Parquet reads ([`TableRead::with_selective`], on by default) use the same
+//! predicate per file (whole for raw files, key conjuncts for merged ones): pages that cannot
+//! match are skipped by the page index (`super::page_index`), and a likely selective predicate
+//! is decoded first so the other columns are decoded only for the rows that pass
+//! (`super::late`; for a merged file this filters each sorted run by its key conjuncts, which
+//! the run filter above does anyway).
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
