@@ -80,7 +80,7 @@ impl FileIoParquetReader {
     }
 
     /// `range` from the fetched tail, when it lies inside it.
-    fn from_tail(&self, range: &Range<u64>) -> Option<Bytes> {
+    fn in_tail(&self, range: &Range<u64>) -> Option<Bytes> {
         let (start, bytes) = self.tail.as_ref()?;
         if range.start < *start || range.end < range.start {
             return None;
@@ -110,7 +110,7 @@ pub(crate) fn parquet_error(e: ParquetError, location: &str) -> Error {
 
 impl AsyncFileReader for FileIoParquetReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
-        if let Some(b) = self.from_tail(&range) {
+        if let Some(b) = self.in_tail(&range) {
             return futures::future::ready(Ok(b)).boxed();
         }
         async move {
@@ -126,7 +126,7 @@ impl AsyncFileReader for FileIoParquetReader {
         &mut self,
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
-        let cached: Option<Vec<Bytes>> = ranges.iter().map(|r| self.from_tail(r)).collect();
+        let cached: Option<Vec<Bytes>> = ranges.iter().map(|r| self.in_tail(r)).collect();
         if let Some(got) = cached {
             return futures::future::ready(Ok(got)).boxed();
         }
