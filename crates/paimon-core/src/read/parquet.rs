@@ -35,7 +35,7 @@ use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
-use super::row_group_pruning::predicate_columns;
+use super::row_group_pruning::{predicate_columns, PredicateColumns};
 use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
 use crate::spec::row_range::RowRange;
@@ -173,33 +173,7 @@ impl AsyncFileReader for FileIoParquetReader {
 /// [`super::file_reader::SelectiveRead`]).
 pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
-    let size = match read.file_size {
-        Some(s) => s,
-        None => io.size(&loc).await?,
-    };
-    let mut reader = FileIoParquetReader::new(io.clone(), loc.clone(), size);
-    reader.prefetch_tail(FOOTER_PREFETCH as u64).await?;
-    let md = ParquetMetaDataReader::new()
-        .with_prefetch_hint(Some(FOOTER_PREFETCH))
-        .load_and_finish(&mut reader, size)
-        .await
-        .map_err(|e| parquet_error(e, &loc))?;
-    // Page pruning only when some predicate column has statistics to use.
-    let selective = read.selective.as_ref().and_then(|s| {
-        let columns = predicate_columns(&s.predicate, &read.file_fields, &s.current_fields);
-        (!columns.is_empty()).then_some((s, columns))
-    });
-    let md = match &selective {
-        Some((s, _)) => {
-            let (md, load) = load_page_index(md, &mut reader).await;
-            s.metrics.add_page_index_load(load);
-            md
-        }
-        None => md,
-    };
-    let meta = ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new())
-        .map_err(|e| parquet_error(e, &loc))?;
-    let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta);
+    let (builder, columns) = open_builder(io, &read).await?;
     let physical: Vec<&str> = builder
         .schema()
         .fields()
@@ -218,28 +192,8 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             mapping.roots(),
         )
     });
-
     let md = builder.metadata().clone();
-    let (total, mut groups) = kept_row_groups(&md, &read, &loc)?;
-    let mut ranges = selected_ranges(
-        total,
-        read.row_ranges.as_deref(),
-        read.deleted_rows.as_deref(),
-    )?;
-    if let Some((s, columns)) = &selective {
-        let leaves = leaf_columns(&md, mapping.roots());
-        if let Some(p) = prune_pages(&md, &s.predicate, columns, &groups, &leaves) {
-            s.metrics.add_pages_skipped(p.pages_skipped, p.rows_skipped);
-            ranges = Some(match ranges {
-                Some(r) => intersect(&r, &p.kept),
-                None => p.kept,
-            });
-        }
-    }
-    if let Some(r) = &ranges {
-        // Row groups left without a selected row are not fetched at all.
-        groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), r).is_empty());
-    }
+    let (groups, ranges) = select_rows(&md, &read, columns.as_ref(), mapping.roots())?;
     let kept_rows: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
     let positions = match &ranges {
         Some(r) => intersect(&kept_rows, r),
@@ -265,6 +219,80 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         })
         .boxed();
     Ok(OpenedFile { batches, positions })
+}
+
+/// Fetches the file's tail and decodes its footer; for a selective read with predicate columns
+/// that statistics can answer, also loads the page index (counted) and returns those columns.
+async fn open_builder(
+    io: &FileIO,
+    read: &DataFileRead,
+) -> Result<(
+    ParquetRecordBatchStreamBuilder<FileIoParquetReader>,
+    Option<PredicateColumns>,
+)> {
+    let loc = read.location.as_str();
+    let size = match read.file_size {
+        Some(s) => s,
+        None => io.size(loc).await?,
+    };
+    let mut reader = FileIoParquetReader::new(io.clone(), loc.to_string(), size);
+    reader.prefetch_tail(FOOTER_PREFETCH as u64).await?;
+    let md = ParquetMetaDataReader::new()
+        .with_prefetch_hint(Some(FOOTER_PREFETCH))
+        .load_and_finish(&mut reader, size)
+        .await
+        .map_err(|e| parquet_error(e, loc))?;
+    // Page pruning only when some predicate column has statistics to use.
+    let selective = read.selective.as_ref().and_then(|s| {
+        let columns = predicate_columns(&s.predicate, &read.file_fields, &s.current_fields);
+        (!columns.is_empty()).then_some((s, columns))
+    });
+    let (md, columns) = match selective {
+        Some((s, columns)) => {
+            let (md, load) = load_page_index(md, &mut reader).await;
+            s.metrics.add_page_index_load(load);
+            (md, Some(columns))
+        }
+        None => (md, None),
+    };
+    let meta = ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new())
+        .map_err(|e| parquet_error(e, loc))?;
+    Ok((
+        ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta),
+        columns,
+    ))
+}
+
+/// The row groups to decode (with their file-global rows) and the rows to select in them
+/// (`None`: all): row-group filter, row ranges, deletion vector and, with `columns`, page
+/// pruning (counting pages of the decoded top-level columns `roots`).
+fn select_rows(
+    md: &ParquetMetaData,
+    read: &DataFileRead,
+    columns: Option<&PredicateColumns>,
+    roots: &[usize],
+) -> Result<(Vec<(usize, RowRange)>, Option<Vec<RowRange>>)> {
+    let (total, mut groups) = kept_row_groups(md, read, &read.location)?;
+    let mut ranges = selected_ranges(
+        total,
+        read.row_ranges.as_deref(),
+        read.deleted_rows.as_deref(),
+    )?;
+    if let (Some(s), Some(columns)) = (&read.selective, columns) {
+        let leaves = leaf_columns(md, roots);
+        if let Some(p) = prune_pages(md, &s.predicate, columns, &groups, &leaves) {
+            s.metrics.add_pages_skipped(p.pages_skipped, p.rows_skipped);
+            ranges = Some(match ranges {
+                Some(r) => intersect(&r, &p.kept),
+                None => p.kept,
+            });
+        }
+    }
+    if let Some(r) = &ranges {
+        // Row groups left without a selected row are not fetched at all.
+        groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), r).is_empty());
+    }
+    Ok((groups, ranges))
 }
 
 /// The file's row count and the row groups `read.row_group_filter` keeps, each with its
