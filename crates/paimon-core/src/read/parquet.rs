@@ -263,6 +263,9 @@ async fn open_builder(
     ))
 }
 
+/// Row groups by index, each with its file-global rows.
+type RowGroups = Vec<(usize, RowRange)>;
+
 /// The row groups to decode (with their file-global rows) and the rows to select in them
 /// (`None`: all): row-group filter, row ranges, deletion vector and, with `columns`, page
 /// pruning (counting pages of the decoded top-level columns `roots`).
@@ -271,7 +274,7 @@ fn select_rows(
     read: &DataFileRead,
     columns: Option<&PredicateColumns>,
     roots: &[usize],
-) -> Result<(Vec<(usize, RowRange)>, Option<Vec<RowRange>>)> {
+) -> Result<(RowGroups, Option<Vec<RowRange>>)> {
     let (total, mut groups) = kept_row_groups(md, read, &read.location)?;
     let mut ranges = selected_ranges(
         total,
@@ -301,7 +304,7 @@ fn kept_row_groups(
     md: &ParquetMetaData,
     read: &DataFileRead,
     loc: &str,
-) -> Result<(u64, Vec<(usize, RowRange)>)> {
+) -> Result<(u64, RowGroups)> {
     let mut kept = Vec::new();
     let mut offset = 0u64;
     for (i, rg) in md.row_groups().iter().enumerate() {
