@@ -119,6 +119,25 @@ fn sample_warehouse_main_job() {
     }
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("skipped"), "{err}");
+    // The read's own metrics, with the bytes fetched.
+    assert!(err.contains("read: row groups skipped"), "{err}");
+    assert!(err.contains("bytes in"), "{err}");
+    let plain = paimon(&[
+        "read",
+        wh,
+        "demo.orders",
+        "--where",
+        "dt = '2024-01-02' AND amount > 100",
+        "--no-selective",
+        "--format",
+        "jsonl",
+    ]);
+    let mut a: Vec<&str> = out.lines().collect();
+    let plain_out = stdout(&plain);
+    let mut b: Vec<&str> = plain_out.lines().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `paimon bench TABLE --where EXPR`: a point lookup (bucket pruning) against a full scan of the
-//! same table, in one run, plus planning with a warm live-manifest-entry cache against a cold
-//! plan. Figures are medians over iterations, reported with their ratios.
+//! same table, in one run, the point lookup against itself with selective Parquet reads off,
+//! plus planning with a warm live-manifest-entry cache against a cold plan. Figures are medians
+//! over iterations, reported with their ratios.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -43,11 +44,13 @@ async fn plan(
     scan(table, pred, cache)?.plan().await
 }
 
-/// Plan time and plan + read time (medians) and the last plan and row count.
+/// Plan time and plan + read time (medians) and the last plan and row count; `selective`
+/// turns selective Parquet reads (page index, late materialization) on or off.
 async fn measure(
     table: &Table,
     pred: Option<&Predicate>,
     iterations: usize,
+    selective: bool,
 ) -> Result<(Duration, Duration, Plan, usize)> {
     let (mut plans, mut totals) = (Vec::new(), Vec::new());
     let mut last = (Plan::default(), 0);
@@ -58,6 +61,7 @@ async fn measure(
         let planned = t.elapsed();
         let n = s
             .reader()
+            .with_selective(selective)
             .read(p.splits.clone())?
             .try_fold(0usize, |acc, b| async move { Ok(acc + b.num_rows()) })
             .await?;
@@ -83,8 +87,9 @@ fn describe(p: &Plan) -> String {
 
 /// Runs the point lookup, the full scan and the cache comparison, and prints them.
 pub async fn run(table: &Table, pred: &Predicate, iterations: usize) -> Result<()> {
-    let (full_plan, full_total, full, full_rows) = measure(table, None, iterations).await?;
-    let (pt_plan, pt_total, point, pt_rows) = measure(table, Some(pred), iterations).await?;
+    let (full_plan, full_total, full, full_rows) = measure(table, None, iterations, true).await?;
+    let (pt_plan, pt_total, point, pt_rows) = measure(table, Some(pred), iterations, true).await?;
+    let (_, plain_total, _, plain_rows) = measure(table, Some(pred), iterations, false).await?;
     let cache = ManifestEntryCache::new();
     plan(table, Some(pred), Some(&cache)).await?;
     let mut warm = Vec::new();
@@ -111,6 +116,12 @@ pub async fn run(table: &Table, pred: &Predicate, iterations: usize) -> Result<(
         ms(pt_total),
         ms(full_total),
         ms(pt_total) / ms(full_total).max(1e-9)
+    );
+    println!(
+        "point read:  selective {:>9.3} ms  selective off {:>9.3} ms  ratio {:.3} ({plain_rows} rows)",
+        ms(pt_total),
+        ms(plain_total),
+        ms(pt_total) / ms(plain_total).max(1e-9)
     );
     println!(
         "point plan:  warm cache {:>9.3} ms  cold {:>9.3} ms  ratio {:.3} (cache hits {hits})",

@@ -5,6 +5,7 @@ use std::num::NonZeroUsize;
 
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
+use paimon_core::read::ReadMetricsSnapshot;
 use paimon_core::{Error, Plan, Result};
 
 use crate::args::{ScanArgs, TableArgs};
@@ -37,9 +38,13 @@ pub struct Args {
     /// position in it).
     #[arg(long)]
     with_metadata: bool,
-    /// Print the plan's pruning metrics to stderr.
+    /// Print the plan's pruning metrics and the read's metrics (row groups and pages skipped,
+    /// rows filtered, bytes and requests fetched) to stderr.
     #[arg(long)]
     metrics: bool,
+    /// Turn off selective Parquet reads (page-index pruning, late materialization).
+    #[arg(long)]
+    no_selective: bool,
 }
 
 /// Plans, reads and writes rows.
@@ -60,7 +65,8 @@ pub async fn run(args: Args) -> Result<()> {
     if args.metrics {
         print_metrics(&plan);
     }
-    let read = scan.reader();
+    let read = scan.reader().with_selective(!args.no_selective);
+    let before = table.file_io().read_stats();
     let fields = read.output_fields().to_vec();
     let total_rows: u64 = plan
         .splits
@@ -79,7 +85,36 @@ pub async fn run(args: Args) -> Result<()> {
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    writer.finish()
+    writer.finish()?;
+    if args.metrics {
+        let after = table.file_io().read_stats();
+        print_read_metrics(
+            &read.metrics(),
+            after.requests - before.requests,
+            after.bytes - before.bytes,
+        );
+    }
+    Ok(())
+}
+
+fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
+    eprintln!(
+        "read: row groups skipped {} raw, {} merge | page index {} files ({} missing, {} unreadable) | \
+         pages skipped {} ({} rows) | row filter {} files, {} rows filtered | {} rows dropped before merge | \
+         fetched {} bytes in {} requests",
+        m.raw_row_groups_skipped,
+        m.merge_row_groups_skipped,
+        m.page_index_files,
+        m.page_index_missing,
+        m.page_index_unreadable,
+        m.pages_skipped,
+        m.page_rows_skipped,
+        m.row_filter_files,
+        m.rows_filtered,
+        m.rows_dropped_before_merge,
+        bytes,
+        requests
+    );
 }
 
 fn progress_bar(total: u64) -> Option<ProgressBar> {

@@ -20,6 +20,8 @@ use roaring::RoaringTreemap;
 
 use super::format::FileFormat;
 use super::metadata_columns::{MetadataFiller, RowPositions};
+use super::metrics::ReadMetrics;
+use crate::expr::BoundPredicate;
 use crate::io::FileIO;
 use crate::spec::row_range::RowRange;
 use crate::spec::types::DataField;
@@ -56,6 +58,27 @@ pub struct DataFileRead {
     pub deleted_rows: Option<Arc<RoaringTreemap>>,
     /// Parquet only: called per row group, `false` skips it; ignored for ORC and Avro.
     pub row_group_filter: Option<RowGroupFilter>,
+    /// Parquet only: page pruning and late materialization by a predicate; `None` turns both
+    /// off. Ignored for ORC and Avro.
+    pub selective: Option<SelectiveRead>,
+}
+
+/// A predicate that may be evaluated on every row of one file (the whole predicate for a file
+/// read raw, the primary-key conjuncts for a file of a merged split), used to skip Parquet pages
+/// by the page index ([`super::page_index`]) and to decode the other columns only for the rows
+/// it keeps ([`super::late`]). Rows it keeps are a superset of the answer: the caller filters
+/// afterwards.
+#[derive(Clone)]
+pub struct SelectiveRead {
+    /// The predicate, bound to the table's current schema.
+    pub predicate: BoundPredicate,
+    /// The fields of the table's current schema (the predicate's field ids and types).
+    pub current_fields: Arc<[DataField]>,
+    /// Whether late materialization may be used (it reorders nothing but makes the emitted
+    /// rows differ from the selected positions, so it is off when row positions are needed).
+    pub late_materialization: bool,
+    /// Where skipped pages and filtered rows are counted.
+    pub metrics: Arc<ReadMetrics>,
 }
 
 impl fmt::Debug for DataFileRead {
@@ -70,6 +93,7 @@ impl fmt::Debug for DataFileRead {
             .field("row_ranges", &self.row_ranges.as_ref().map(Vec::len))
             .field("deleted_rows", &self.deleted_rows.as_ref().map(|d| d.len()))
             .field("row_group_filter", &self.row_group_filter.is_some())
+            .field("selective", &self.selective.is_some())
             .finish()
     }
 }
@@ -92,6 +116,7 @@ impl DataFileRead {
             row_ranges: None,
             deleted_rows: None,
             row_group_filter: None,
+            selective: None,
         })
     }
 }
@@ -114,6 +139,13 @@ pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<Recor
     }
     let (decoded, filler) = MetadataFiller::split(&read.read_fields, &read.location)?;
     read.read_fields = decoded;
+    if filler.is_some() {
+        // Metadata columns are filled from the selected positions: every selected row must
+        // come out.
+        if let Some(s) = read.selective.as_mut() {
+            s.late_materialization = false;
+        }
+    }
     let opened = match read.format {
         FileFormat::Parquet => super::parquet::read_parquet(io, read).await?,
         FileFormat::Orc => super::orc::read_orc(io, read).await?,

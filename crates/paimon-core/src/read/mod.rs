@@ -12,16 +12,20 @@ pub(crate) mod avro;
 pub(crate) mod evolution;
 pub mod file_reader;
 pub mod format;
+pub(crate) mod late;
 pub(crate) mod metadata_columns;
 pub mod metrics;
 pub(crate) mod orc;
+pub(crate) mod page_index;
 pub(crate) mod parquet;
 pub(crate) mod row_group_pruning;
 mod scan_read;
 pub(crate) mod selection;
 pub mod table_read;
 
-pub use file_reader::{read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter};
+pub use file_reader::{
+    read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter, SelectiveRead,
+};
 pub use format::FileFormat;
 pub use metrics::ReadMetricsSnapshot;
 pub use table_read::TableRead;

@@ -22,6 +22,23 @@
 //! the output re-sliced); otherwise every row is decoded and filtered here. Stripes without a
 //! selected row are still fetched (orc-rust 0.9 cannot skip them). orc-rust panics on some corrupt input: its open, its setup and every poll of
 //! its stream run under `catch_unwind`, a panic becomes a typed error naming the file.
+//!
+//! Row indexes (the ORC counterpart of the Parquet page index, `super::page_index`; not used
+//! yet). What orc-rust 0.9 exposes: `Stripe::read_row_indexes` parses a stripe's `ROW_INDEX`
+//! streams into a `StripeRowIndex` (per primitive column, per row group of
+//! `row_index_stride` rows, default 10,000: `ColumnStatistics` min / max / has-null and the
+//! stream positions), and `ArrowReaderBuilder::with_predicate` (also honoured by the async
+//! `ArrowStreamReader`) turns an `orc_rust::predicate::Predicate` evaluated on those statistics
+//! into a row selection per stripe. What is missing for Paimon: (1) its predicate values are
+//! only boolean, 8- to 64-bit integers, floats and strings (no DATE, DECIMAL, TIMESTAMP, CHAR
+//! padding rules), and columns are named, not typed by field id, so a schema-evolved file
+//! needs our mapping first; (2) the selection it builds goes through the same `RowSelection`
+//! path whose runs longer than the batch size orc-rust 0.9 mis-reads (see `MAX_PUSHED_RUN`),
+//! and it cannot be intersected with our row ranges / deletion vectors before decoding;
+//! (3) skipped row groups are still fetched (whole stripe streams are read, there is no
+//! stream-position seek), so the saving is decoding only, not I/O; (4) no counters of skipped
+//! row groups are returned. Using it means mapping `BoundPredicate` conjuncts on supported
+//! types to orc-rust predicates by physical name and counting the selection ourselves.
 
 use std::collections::BTreeMap;
 use std::ops::Range;

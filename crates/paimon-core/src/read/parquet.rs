@@ -12,6 +12,10 @@
 //! Row-group pruning: `row_group_filter` is called once per row group with its metadata
 //! (statistics included); `false` skips the group, its rows are never fetched, and row ranges
 //! or deletion vectors are applied only to the kept groups' rows (positions stay file-global).
+//!
+//! Selective reads (`DataFileRead::selective`): the page index is loaded and pages that cannot
+//! match are removed from the row selection ([`super::page_index`]); a likely selective
+//! predicate is evaluated first on its own columns ([`super::late`]).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -19,7 +23,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, RowSelection, RowSelector,
+};
 use parquet::arrow::async_reader::AsyncFileReader;
 use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 use parquet::errors::ParquetError;
@@ -27,8 +33,12 @@ use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
+use super::late;
+use super::page_index::{load_page_index, prune_pages};
+use super::row_group_pruning::{predicate_columns, PredicateColumns};
 use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
+use crate::spec::row_range::RowRange;
 use crate::{Error, Result};
 
 /// Bytes fetched from the end of the file in the first footer read.
@@ -39,12 +49,45 @@ pub struct FileIoParquetReader {
     io: FileIO,
     location: String,
     size: u64,
+    /// The last bytes of the file, once fetched: `(offset, bytes)`. Reads inside it (footer,
+    /// page index, the column chunks of a small file) are served without a request.
+    tail: Option<(u64, Bytes)>,
 }
 
 impl FileIoParquetReader {
     /// A reader of `location`, whose size is `size` bytes.
     pub fn new(io: FileIO, location: String, size: u64) -> Self {
-        FileIoParquetReader { io, location, size }
+        FileIoParquetReader {
+            io,
+            location,
+            size,
+            tail: None,
+        }
+    }
+
+    /// Fetches the last `n` bytes of the file (at most its size) in one request and serves
+    /// later reads inside them from memory.
+    pub async fn prefetch_tail(&mut self, n: u64) -> Result<()> {
+        let start = self.size.saturating_sub(n);
+        let bytes = self.io.read_range(&self.location, start..self.size).await?;
+        if bytes.len() as u64 != self.size - start {
+            return Err(Error::data_invalid("short read")
+                .with_context("file", self.location.clone())
+                .with_context("range", format!("{:?}", start..self.size)));
+        }
+        self.tail = Some((start, bytes));
+        Ok(())
+    }
+
+    /// `range` from the fetched tail, when it lies inside it.
+    fn in_tail(&self, range: &Range<u64>) -> Option<Bytes> {
+        let (start, bytes) = self.tail.as_ref()?;
+        if range.start < *start || range.end < range.start {
+            return None;
+        }
+        let s = usize::try_from(range.start - start).ok()?;
+        let e = usize::try_from(range.end - start).ok()?;
+        (e <= bytes.len()).then(|| bytes.slice(s..e))
     }
 }
 
@@ -67,6 +110,9 @@ pub(crate) fn parquet_error(e: ParquetError, location: &str) -> Error {
 
 impl AsyncFileReader for FileIoParquetReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
+        if let Some(b) = self.in_tail(&range) {
+            return futures::future::ready(Ok(b)).boxed();
+        }
         async move {
             self.io
                 .read_range(&self.location, range)
@@ -80,6 +126,10 @@ impl AsyncFileReader for FileIoParquetReader {
         &mut self,
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
+        let cached: Option<Vec<Bytes>> = ranges.iter().map(|r| self.in_tail(r)).collect();
+        if let Some(got) = cached {
+            return futures::future::ready(Ok(got)).boxed();
+        }
         async move {
             let got = self
                 .io
@@ -118,17 +168,12 @@ impl AsyncFileReader for FileIoParquetReader {
 }
 
 /// Opens a Parquet data file and streams it in the read schema; also returns the file positions
-/// of the emitted rows (kept row groups ∩ row ranges − deletion vector).
+/// of the selected rows (kept row groups ∩ page-index selection ∩ row ranges − deletion vector;
+/// with late materialization the emitted rows are a subset of them, see
+/// [`super::file_reader::SelectiveRead`]).
 pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
-    let size = match read.file_size {
-        Some(s) => s,
-        None => io.size(&loc).await?,
-    };
-    let reader = FileIoParquetReader::new(io.clone(), loc.clone(), size);
-    let builder = ParquetRecordBatchStreamBuilder::new(reader)
-        .await
-        .map_err(|e| parquet_error(e, &loc))?;
+    let (builder, columns) = open_builder(io, &read).await?;
     let physical: Vec<&str> = builder
         .schema()
         .fields()
@@ -138,28 +183,18 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
     let mapping = ReadMapping::new(&read.read_fields, &read.file_fields, &physical)
         .map_err(|e| e.with_context("file", loc.clone()))?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), mapping.roots().iter().copied());
-
+    let row_filter = read.selective.as_ref().and_then(|s| {
+        late::row_filter(
+            s,
+            &read.file_fields,
+            &physical,
+            builder.parquet_schema(),
+            mapping.roots(),
+        )
+    });
     let md = builder.metadata().clone();
-    let mut kept = Vec::new();
-    let mut kept_rows = Vec::new();
-    let mut offset = 0u64;
-    for (i, rg) in md.row_groups().iter().enumerate() {
-        let n = u64::try_from(rg.num_rows()).map_err(|_| {
-            Error::data_invalid("negative row count in a row group")
-                .with_context("file", loc.clone())
-        })?;
-        let keep = read.row_group_filter.as_ref().is_none_or(|f| f(rg));
-        if keep {
-            kept.push(i);
-            kept_rows.push(offset..offset + n);
-        }
-        offset += n;
-    }
-    let ranges = selected_ranges(
-        offset,
-        read.row_ranges.as_deref(),
-        read.deleted_rows.as_deref(),
-    )?;
+    let (groups, ranges) = select_rows(&md, &read, columns.as_ref(), mapping.roots())?;
+    let kept_rows: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
     let positions = match &ranges {
         Some(r) => intersect(&kept_rows, r),
         None => kept_rows.clone(),
@@ -167,18 +202,12 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
     let mut builder = builder
         .with_projection(mask)
         .with_batch_size(read.batch_size.max(1))
-        .with_row_groups(kept);
+        .with_row_groups(groups.iter().map(|g| g.0).collect());
     if let Some(ranges) = ranges {
-        let mut selectors: Vec<RowSelector> = Vec::new();
-        runs_within(&kept_rows, &ranges, |select, n| {
-            let n = usize::try_from(n).unwrap_or(usize::MAX);
-            selectors.push(if select {
-                RowSelector::select(n)
-            } else {
-                RowSelector::skip(n)
-            });
-        });
-        builder = builder.with_row_selection(RowSelection::from(selectors));
+        builder = builder.with_row_selection(row_selection(&kept_rows, &ranges));
+    }
+    if let Some(filter) = row_filter {
+        builder = builder.with_row_filter(filter);
     }
     let stream = builder.build().map_err(|e| parquet_error(e, &loc))?;
     let batches = stream
@@ -190,4 +219,124 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         })
         .boxed();
     Ok(OpenedFile { batches, positions })
+}
+
+/// Fetches the file's tail and decodes its footer; for a selective read with predicate columns
+/// that statistics can answer, also loads the page index (counted) and returns those columns.
+async fn open_builder(
+    io: &FileIO,
+    read: &DataFileRead,
+) -> Result<(
+    ParquetRecordBatchStreamBuilder<FileIoParquetReader>,
+    Option<PredicateColumns>,
+)> {
+    let loc = read.location.as_str();
+    let size = match read.file_size {
+        Some(s) => s,
+        None => io.size(loc).await?,
+    };
+    let mut reader = FileIoParquetReader::new(io.clone(), loc.to_string(), size);
+    reader.prefetch_tail(FOOTER_PREFETCH as u64).await?;
+    let md = ParquetMetaDataReader::new()
+        .with_prefetch_hint(Some(FOOTER_PREFETCH))
+        .load_and_finish(&mut reader, size)
+        .await
+        .map_err(|e| parquet_error(e, loc))?;
+    // Page pruning only when some predicate column has statistics to use.
+    let selective = read.selective.as_ref().and_then(|s| {
+        let columns = predicate_columns(&s.predicate, &read.file_fields, &s.current_fields);
+        (!columns.is_empty()).then_some((s, columns))
+    });
+    let (md, columns) = match selective {
+        Some((s, columns)) => {
+            let (md, load) = load_page_index(md, &mut reader).await;
+            s.metrics.add_page_index_load(load);
+            (md, Some(columns))
+        }
+        None => (md, None),
+    };
+    let meta = ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new())
+        .map_err(|e| parquet_error(e, loc))?;
+    Ok((
+        ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta),
+        columns,
+    ))
+}
+
+/// Row groups by index, each with its file-global rows.
+type RowGroups = Vec<(usize, RowRange)>;
+
+/// The row groups to decode (with their file-global rows) and the rows to select in them
+/// (`None`: all): row-group filter, row ranges, deletion vector and, with `columns`, page
+/// pruning (counting pages of the decoded top-level columns `roots`).
+fn select_rows(
+    md: &ParquetMetaData,
+    read: &DataFileRead,
+    columns: Option<&PredicateColumns>,
+    roots: &[usize],
+) -> Result<(RowGroups, Option<Vec<RowRange>>)> {
+    let (total, mut groups) = kept_row_groups(md, read, &read.location)?;
+    let mut ranges = selected_ranges(
+        total,
+        read.row_ranges.as_deref(),
+        read.deleted_rows.as_deref(),
+    )?;
+    if let (Some(s), Some(columns)) = (&read.selective, columns) {
+        let leaves = leaf_columns(md, roots);
+        if let Some(p) = prune_pages(md, &s.predicate, columns, &groups, &leaves) {
+            s.metrics.add_pages_skipped(p.pages_skipped, p.rows_skipped);
+            ranges = Some(match ranges {
+                Some(r) => intersect(&r, &p.kept),
+                None => p.kept,
+            });
+        }
+    }
+    if let Some(r) = &ranges {
+        // Row groups left without a selected row are not fetched at all.
+        groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), r).is_empty());
+    }
+    Ok((groups, ranges))
+}
+
+/// The file's row count and the row groups `read.row_group_filter` keeps, each with its
+/// file-global rows.
+fn kept_row_groups(
+    md: &ParquetMetaData,
+    read: &DataFileRead,
+    loc: &str,
+) -> Result<(u64, RowGroups)> {
+    let mut kept = Vec::new();
+    let mut offset = 0u64;
+    for (i, rg) in md.row_groups().iter().enumerate() {
+        let n = u64::try_from(rg.num_rows()).map_err(|_| {
+            Error::data_invalid("negative row count in a row group").with_context("file", loc)
+        })?;
+        if read.row_group_filter.as_ref().is_none_or(|f| f(rg)) {
+            kept.push((i, offset..offset + n));
+        }
+        offset += n;
+    }
+    Ok((offset, kept))
+}
+
+/// The leaf columns under the top-level columns `roots`.
+fn leaf_columns(md: &ParquetMetaData, roots: &[usize]) -> Vec<usize> {
+    let schema = md.file_metadata().schema_descr();
+    (0..schema.num_columns())
+        .filter(|&i| roots.contains(&schema.get_column_root_idx(i)))
+        .collect()
+}
+
+/// The arrow-rs selection of `ranges` over the rows of the decoded row groups `groups`.
+fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSelection {
+    let mut selectors: Vec<RowSelector> = Vec::new();
+    runs_within(groups, ranges, |select, n| {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        selectors.push(if select {
+            RowSelector::select(n)
+        } else {
+            RowSelector::skip(n)
+        });
+    });
+    RowSelection::from(selectors)
 }

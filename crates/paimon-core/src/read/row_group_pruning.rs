@@ -18,14 +18,17 @@ use crate::spec::{Datum, Decimal};
 
 use super::file_reader::RowGroupFilter;
 
-/// Builds the filter for one file, or `None` when no predicate column can be used.
-pub fn row_group_filter(
+/// Predicate columns usable for statistics pruning of one file: field id → (physical column
+/// name, type), for the predicate's fields whose file type equals the current type.
+pub(crate) type PredicateColumns = HashMap<i32, (String, TypeKind)>;
+
+/// The predicate's columns that statistics of a file written with `file_fields` may answer.
+pub(crate) fn predicate_columns(
     predicate: &BoundPredicate,
     file_fields: &[DataField],
     current: &[DataField],
-) -> Option<RowGroupFilter> {
-    // field id -> (physical column name, type) where file and current types agree.
-    let mut columns: HashMap<i32, (String, TypeKind)> = HashMap::new();
+) -> PredicateColumns {
+    let mut columns: PredicateColumns = HashMap::new();
     for id in predicate.field_ids() {
         let (Some(f), Some(c)) = (
             file_fields.iter().find(|f| f.id == id),
@@ -37,6 +40,16 @@ pub fn row_group_filter(
             columns.insert(id, (f.name.clone(), f.data_type.kind.clone()));
         }
     }
+    columns
+}
+
+/// Builds the filter for one file, or `None` when no predicate column can be used.
+pub fn row_group_filter(
+    predicate: &BoundPredicate,
+    file_fields: &[DataField],
+    current: &[DataField],
+) -> Option<RowGroupFilter> {
+    let columns = predicate_columns(predicate, file_fields, current);
     if columns.is_empty() {
         return None;
     }
@@ -113,55 +126,75 @@ fn decimal_from_bytes(b: &[u8], precision: u32, scale: u32) -> Option<Datum> {
     }))
 }
 
+/// A bound stored as a Parquet INT32 as a datum of `kind`.
+pub(crate) fn from_i32(x: i32, kind: &TypeKind) -> Option<Datum> {
+    match kind {
+        TypeKind::TinyInt => i8::try_from(x).ok().map(Datum::TinyInt),
+        TypeKind::SmallInt => i16::try_from(x).ok().map(Datum::SmallInt),
+        TypeKind::Int => Some(Datum::Int(x)),
+        TypeKind::Date => Some(Datum::Date(x)),
+        TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
+            unscaled: i128::from(x),
+            precision: *precision,
+            scale: *scale,
+        })),
+        _ => None,
+    }
+}
+
+/// A bound stored as a Parquet INT64 as a datum of `kind`.
+pub(crate) fn from_i64(x: i64, kind: &TypeKind) -> Option<Datum> {
+    match kind {
+        TypeKind::BigInt => Some(Datum::BigInt(x)),
+        TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
+            unscaled: i128::from(x),
+            precision: *precision,
+            scale: *scale,
+        })),
+        _ => None,
+    }
+}
+
+/// A bound stored as Parquet FLOAT / DOUBLE as a datum of `kind` (NaN is no bound).
+pub(crate) fn from_f64(x: f64, single: bool, kind: &TypeKind) -> Option<Datum> {
+    match kind {
+        _ if x.is_nan() => None,
+        #[allow(clippy::cast_possible_truncation)]
+        TypeKind::Float if single => Some(Datum::Float(x as f32)),
+        TypeKind::Double if !single => Some(Datum::Double(x)),
+        _ => None,
+    }
+}
+
+/// A bound stored as Parquet BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY as a datum of `kind`.
+pub(crate) fn from_bytes(b: &[u8], kind: &TypeKind) -> Option<Datum> {
+    match kind {
+        TypeKind::Char(_) | TypeKind::VarChar(_) => std::str::from_utf8(b)
+            .ok()
+            .map(|s| Datum::String(s.to_string())),
+        TypeKind::Decimal { precision, scale } => decimal_from_bytes(b, *precision, *scale),
+        _ => None,
+    }
+}
+
 fn datum(s: &Statistics, kind: &TypeKind, want_max: bool) -> Option<Datum> {
     match (s, kind) {
         (Statistics::Boolean(v), TypeKind::Boolean) => {
             pick(v.min_opt(), v.max_opt(), want_max).map(Datum::Boolean)
         }
-        (Statistics::Int32(v), k) => {
-            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
-            match k {
-                TypeKind::TinyInt => i8::try_from(x).ok().map(Datum::TinyInt),
-                TypeKind::SmallInt => i16::try_from(x).ok().map(Datum::SmallInt),
-                TypeKind::Int => Some(Datum::Int(x)),
-                TypeKind::Date => Some(Datum::Date(x)),
-                TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
-                    unscaled: i128::from(x),
-                    precision: *precision,
-                    scale: *scale,
-                })),
-                _ => None,
-            }
+        (Statistics::Int32(v), k) => from_i32(pick(v.min_opt(), v.max_opt(), want_max)?, k),
+        (Statistics::Int64(v), k) => from_i64(pick(v.min_opt(), v.max_opt(), want_max)?, k),
+        (Statistics::Float(v), k) => from_f64(
+            f64::from(pick(v.min_opt(), v.max_opt(), want_max)?),
+            true,
+            k,
+        ),
+        (Statistics::Double(v), k) => from_f64(pick(v.min_opt(), v.max_opt(), want_max)?, false, k),
+        (Statistics::ByteArray(v), k @ (TypeKind::Char(_) | TypeKind::VarChar(_))) => {
+            from_bytes(if want_max { v.max_opt() } else { v.min_opt() }?.data(), k)
         }
-        (Statistics::Int64(v), k) => {
-            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
-            match k {
-                TypeKind::BigInt => Some(Datum::BigInt(x)),
-                TypeKind::Decimal { precision, scale } => Some(Datum::Decimal(Decimal {
-                    unscaled: i128::from(x),
-                    precision: *precision,
-                    scale: *scale,
-                })),
-                _ => None,
-            }
-        }
-        (Statistics::Float(v), TypeKind::Float) => {
-            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
-            (!x.is_nan()).then_some(Datum::Float(x))
-        }
-        (Statistics::Double(v), TypeKind::Double) => {
-            let x = pick(v.min_opt(), v.max_opt(), want_max)?;
-            (!x.is_nan()).then_some(Datum::Double(x))
-        }
-        (Statistics::ByteArray(v), TypeKind::Char(_) | TypeKind::VarChar(_)) => {
-            let b = if want_max { v.max_opt() } else { v.min_opt() }?;
-            std::str::from_utf8(b.data())
-                .ok()
-                .map(|s| Datum::String(s.to_string()))
-        }
-        (Statistics::FixedLenByteArray(v), TypeKind::Decimal { precision, scale }) => {
-            let b = if want_max { v.max_opt() } else { v.min_opt() }?;
-            decimal_from_bytes(b.data(), *precision, *scale)
+        (Statistics::FixedLenByteArray(v), k @ TypeKind::Decimal { .. }) => {
+            from_bytes(if want_max { v.max_opt() } else { v.min_opt() }?.data(), k)
         }
         _ => None,
     }

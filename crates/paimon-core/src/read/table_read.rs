@@ -18,6 +18,13 @@
 //! whole predicate is still applied after the merge. A conjunct touching a non-key column is
 //! never pushed below the merge: it could drop a key's latest version and resurrect an older
 //! one. [`TableRead::metrics`] counts what was skipped.
+//!
+//! Selective Parquet reads ([`TableRead::with_selective`], on by default) use the same
+//! predicate per file (whole for raw files, key conjuncts for merged ones): pages that cannot
+//! match are skipped by the page index (`super::page_index`), and a likely selective predicate
+//! is decoded first so the other columns are decoded only for the rows that pass
+//! (`super::late`; for a merged file this filters each sorted run by its key conjuncts, which
+//! the run filter above does anyway).
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
@@ -35,7 +42,7 @@ use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_blob;
 use crate::mergetree::{MergeFunction, MergePlan, SortMerge};
-use crate::read::file_reader::{read_data_file, DataFileRead};
+use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
 use crate::read::format::FileFormat;
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
@@ -60,6 +67,8 @@ pub struct TableRead {
     batch_size: usize,
     concurrency: NonZeroUsize,
     preserve_order: bool,
+    /// Page-index pruning and late materialization of Parquet files (see [`SelectiveRead`]).
+    selective: bool,
     metrics: Arc<ReadMetrics>,
 }
 
@@ -92,6 +101,7 @@ impl TableRead {
             batch_size: table.options().read_batch_size.get(),
             concurrency,
             preserve_order: false,
+            selective: true,
             metrics: Arc::default(),
         }
     }
@@ -163,6 +173,17 @@ impl TableRead {
     #[must_use]
     pub fn with_preserve_order(mut self, preserve: bool) -> Self {
         self.preserve_order = preserve;
+        self
+    }
+
+    /// Turns selective Parquet reads on (the default) or off: pages skipped by the page index
+    /// and late materialization (predicate columns decoded first, the others only for the rows
+    /// that pass), both by the predicate that may be evaluated on each file (the whole
+    /// predicate for files read raw, the primary-key conjuncts for files of merged splits).
+    /// Results are the same either way; off reads whole column chunks of the kept row groups.
+    #[must_use]
+    pub fn with_selective(mut self, on: bool) -> Self {
+        self.selective = on;
         self
     }
 
@@ -509,6 +530,7 @@ impl TableRead {
             // independent of each other. Merged files only by key columns (a value column
             // could skip a key's latest version and resurrect a stale one).
             row_group_filter: self.row_group_filter(pruning, &file_schema.fields),
+            selective: self.selective_read(pruning),
         };
         read_data_file(self.table.file_io(), read).await
     }
@@ -525,6 +547,20 @@ impl TableRead {
         };
         let f = row_group_filter(p, file_fields, &self.table.schema().fields)?;
         Some(self.metrics.counting(f, merge))
+    }
+
+    fn selective_read(&self, pruning: RowGroupPruning<'_>) -> Option<SelectiveRead> {
+        let predicate = match pruning {
+            _ if !self.selective => return None,
+            RowGroupPruning::Off => return None,
+            RowGroupPruning::Raw(p) | RowGroupPruning::Merge(p) => p,
+        };
+        Some(SelectiveRead {
+            predicate: predicate.clone(),
+            current_fields: self.table.schema().fields.clone().into(),
+            late_materialization: true,
+            metrics: self.metrics.clone(),
+        })
     }
 
     /// Loads the deletion vector `df` with one ranged read of its index file. The range

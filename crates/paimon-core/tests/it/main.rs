@@ -20,4 +20,5 @@ mod pypaimon;
 mod read_metadata;
 mod reencoded;
 mod regressions;
+mod selective;
 mod time_travel;
