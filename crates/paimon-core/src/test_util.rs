@@ -28,3 +28,20 @@ pub(crate) fn hex(s: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
+
+/// A schema version 3, id 0, of `fields`: no keys, no options.
+#[allow(dead_code)]
+pub(crate) fn schema_of(fields: Vec<crate::spec::types::DataField>) -> crate::spec::TableSchema {
+    let highest_field_id = fields.iter().map(|f| f.id).max().unwrap_or(0);
+    crate::spec::TableSchema {
+        version: 3,
+        id: 0,
+        fields,
+        highest_field_id,
+        partition_keys: vec![],
+        primary_keys: vec![],
+        options: Default::default(),
+        comment: None,
+        time_millis: 0,
+    }
+}

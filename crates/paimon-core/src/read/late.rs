@@ -91,23 +91,12 @@ pub(crate) fn row_filter(
 mod tests {
     use super::*;
     use crate::spec::types::{DataType, TypeKind};
-    use crate::spec::TableSchema;
 
     fn bound(sql: &str) -> BoundPredicate {
-        let schema = TableSchema {
-            version: 3,
-            id: 0,
-            fields: vec![
-                DataField::new(0, "a", DataType::nullable(TypeKind::BigInt)),
-                DataField::new(1, "b", DataType::nullable(TypeKind::BigInt)),
-            ],
-            highest_field_id: 1,
-            partition_keys: vec![],
-            primary_keys: vec![],
-            options: Default::default(),
-            comment: None,
-            time_millis: 0,
-        };
+        let schema = crate::test_util::schema_of(vec![
+            DataField::new(0, "a", DataType::nullable(TypeKind::BigInt)),
+            DataField::new(1, "b", DataType::nullable(TypeKind::BigInt)),
+        ]);
         crate::expr::parse_predicate(sql)
             .unwrap()
             .bind(&schema)

@@ -220,7 +220,6 @@ impl StatsSource for ChunkStats<'_> {
 mod tests {
     use super::*;
     use crate::spec::types::DataType;
-    use crate::spec::TableSchema;
     use arrow_array::{Int64Array, RecordBatch, StringArray};
     use parquet::arrow::ArrowWriter;
     use parquet::file::metadata::ParquetMetaDataReader;
@@ -262,17 +261,7 @@ mod tests {
         let meta = ParquetMetaDataReader::new()
             .parse_and_finish(&bytes::Bytes::from(bytes))
             .unwrap();
-        let schema = TableSchema {
-            version: 3,
-            id: 0,
-            fields: current.to_vec(),
-            highest_field_id: 1,
-            partition_keys: vec![],
-            primary_keys: vec![],
-            options: Default::default(),
-            comment: None,
-            time_millis: 0,
-        };
+        let schema = crate::test_util::schema_of(current.to_vec());
         let pred = crate::expr::parse_predicate(sql)
             .unwrap()
             .bind(&schema)

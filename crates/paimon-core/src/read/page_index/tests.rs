@@ -15,7 +15,6 @@ use crate::io::FileIO;
 use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::spec::types::{DataField, DataType, TypeKind};
-use crate::spec::TableSchema;
 
 const ROWS: i64 = 10_000;
 
@@ -65,17 +64,7 @@ fn write(path: &Path, page_index: bool) {
 }
 
 fn bound(sql: &str) -> crate::expr::BoundPredicate {
-    let schema = TableSchema {
-        version: 3,
-        id: 0,
-        fields: fields(),
-        highest_field_id: 2,
-        partition_keys: vec![],
-        primary_keys: vec![],
-        options: Default::default(),
-        comment: None,
-        time_millis: 0,
-    };
+    let schema = crate::test_util::schema_of(fields());
     crate::expr::parse_predicate(sql)
         .unwrap()
         .bind(&schema)
