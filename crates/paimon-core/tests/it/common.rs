@@ -200,3 +200,8 @@ pub fn rows(lines: &[&str]) -> Vec<String> {
     v.sort();
     v
 }
+
+/// A reader of every column of `table` plus its metadata columns.
+pub fn metadata_reader(table: &Table) -> TableRead {
+    table.scan().with_metadata(true).build().unwrap().reader()
+}

@@ -1,7 +1,7 @@
 //! Primary-key tables written by Java Paimon: merge-on-read, deletion vectors, merge engines,
 //! schema evolution and time travel, with exactly the rows their READMEs give.
 
-use crate::common::{java_table, open_java, plan, read_rows, rows, Query};
+use crate::common::{java_table, metadata_reader, open_java, plan, read_rows, rows, Query};
 use paimon_core::catalog::Table;
 
 const TWO_ROADS: &str = "Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference.";
@@ -225,13 +225,7 @@ async fn metadata_columns_show_the_winning_version() {
     let t = java_table("parquet/pk_table_scan_and_read_mor");
     let table = Table::open(&t).await.unwrap();
     let p = plan(&table, &Query::default()).await;
-    let read = table
-        .scan()
-        .build()
-        .unwrap()
-        .reader()
-        .with_metadata(true)
-        .unwrap();
+    let read = metadata_reader(&table);
     let fields = read.output_fields().to_vec();
     assert_eq!(fields.len(), 8);
     let batches: Vec<_> = read.read(p.splits).unwrap().try_collect().await.unwrap();
@@ -247,13 +241,7 @@ async fn metadata_columns_show_the_winning_version() {
     assert_eq!(seen, 11);
     // Append tables have the file-path and row-index columns only.
     let append = open_java("parquet/append_09").await;
-    let read = append
-        .scan()
-        .build()
-        .unwrap()
-        .reader()
-        .with_metadata(true)
-        .unwrap();
+    let read = metadata_reader(&append);
     let names: Vec<&str> = read
         .output_fields()
         .iter()

@@ -15,7 +15,7 @@ use paimon_core::spec::row_range::from_inclusive;
 use paimon_core::spec::special_fields::{sequence_number_field, value_kind_field};
 use serde_json::{Map, Value};
 
-use crate::common::{column_names, json_rows, open_java, plan, Query};
+use crate::common::{column_names, json_rows, metadata_reader, open_java, plan, Query};
 
 type Row = Map<String, Value>;
 
@@ -24,13 +24,7 @@ const POS: &str = "__paimon_row_index";
 
 /// Reads `plan` with metadata columns.
 async fn read_meta(table: &Table, plan: Plan) -> Vec<Row> {
-    let read = table
-        .scan()
-        .build()
-        .unwrap()
-        .reader()
-        .with_metadata(true)
-        .unwrap();
+    let read = metadata_reader(table);
     json_rows(&read, plan.splits).await.unwrap()
 }
 
