@@ -4,7 +4,9 @@
 
 mod index_build;
 pub(crate) mod manifest_meta;
+mod message;
 mod table_commit;
 
 pub use index_build::{build_pk_btree_index, IndexBuildReport};
+pub use message::CommitMessage;
 pub use table_commit::{CommitChanges, TableCommit, BATCH_COMMIT_IDENTIFIER};
