@@ -117,4 +117,10 @@ impl Table {
     pub fn scan(&self) -> crate::scan::TableScanBuilder {
         crate::scan::TableScanBuilder::new(self.clone())
     }
+
+    /// A committer for this table: `table.new_commit().commit_messages(&messages, user)`
+    /// publishes what writers prepared as new snapshots.
+    pub fn new_commit(&self) -> crate::commit::TableCommit {
+        crate::commit::TableCommit::new(self)
+    }
 }

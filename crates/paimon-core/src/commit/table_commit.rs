@@ -13,13 +13,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 
 use super::manifest_meta::manifest_file_meta;
+use super::CommitMessage;
 use crate::catalog::Table;
 use crate::io::join;
 use crate::scan::entry_merge::{EntryMerger, Identity};
 use crate::scan::manifest_reader::ManifestReader;
 use crate::spec::manifest::{
-    encode_index_manifest, encode_manifest, encode_manifest_list, FileKind, IndexManifestEntry,
-    ManifestEntry, ManifestFileMeta,
+    encode_index_manifest, encode_manifest, encode_manifest_list, DataFileMeta, FileKind,
+    IndexManifestEntry, ManifestEntry, ManifestFileMeta,
 };
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::spec::types::DataType;
@@ -100,6 +101,26 @@ impl TableCommit {
             format!("commit failed after {MAX_ATTEMPTS} attempts: other commits kept winning"),
         )
         .with_context("table", self.table.location()))
+    }
+
+    /// Publishes the writers' `messages` (Java `TableCommitImpl#commit` →
+    /// `FileStoreCommitImpl#commit`): new and deleted files as one `APPEND` snapshot, then
+    /// compaction changes as one `COMPACT` snapshot; returns the snapshots written (none when
+    /// every message is empty).
+    pub async fn commit_messages(
+        &self,
+        messages: &[CommitMessage],
+        commit_user: &str,
+    ) -> Result<Vec<Snapshot>> {
+        let (append, compact) = entries_of(messages);
+        let mut snapshots = Vec::new();
+        for (entries, kind) in [(append, CommitKind::Append), (compact, CommitKind::Compact)] {
+            if !entries.is_empty() {
+                let changes = CommitChanges::new(entries, kind, commit_user);
+                snapshots.push(self.commit(&changes).await?);
+            }
+        }
+        Ok(snapshots)
     }
 
     /// One attempt: `Ok(None)` when another commit took the snapshot id first.
@@ -246,6 +267,27 @@ impl TableCommit {
             tracing::warn!("cannot write {path}: {e}");
         }
     }
+}
+
+/// Manifest entries of `messages` (Java `ManifestEntryChanges`): per message, deleted files
+/// then new files for the append commit, compact-before then compact-after for the compaction.
+fn entries_of(messages: &[CommitMessage]) -> (Vec<ManifestEntry>, Vec<ManifestEntry>) {
+    let mut append = Vec::new();
+    let mut compact = Vec::new();
+    for m in messages {
+        let entry = |kind: FileKind, file: &DataFileMeta| ManifestEntry {
+            kind,
+            partition: m.partition.clone(),
+            bucket: m.bucket,
+            total_buckets: m.total_buckets,
+            file: file.clone(),
+        };
+        append.extend(m.deleted_files.iter().map(|f| entry(FileKind::Delete, f)));
+        append.extend(m.new_files.iter().map(|f| entry(FileKind::Add, f)));
+        compact.extend(m.compact_before.iter().map(|f| entry(FileKind::Delete, f)));
+        compact.extend(m.compact_after.iter().map(|f| entry(FileKind::Add, f)));
+    }
+    (append, compact)
 }
 
 fn now_millis() -> i64 {
