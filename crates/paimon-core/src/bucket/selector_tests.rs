@@ -21,7 +21,7 @@ fn schema(fields: &[(&str, TypeKind)], keys: &[&str], parts: &[&str]) -> TableSc
         .enumerate()
         .map(|(i, (n, k))| DataField::new(i as i32, *n, ty(k.clone())))
         .collect();
-    let mut options = HashMap::new();
+    let mut options = crate::spec::schema::SchemaOptions::new();
     options.insert("bucket".to_string(), "4".to_string());
     options.insert("bucket-key".to_string(), keys.join(","));
     TableSchema {
@@ -289,7 +289,7 @@ fn activation_follows_bucket_mode() {
         .unwrap();
     assert_eq!(sel.function_type(), HIVE);
     // No bucket keys: no selector.
-    s.options.remove("bucket-key");
+    s.options.shift_remove("bucket-key");
     assert!(BucketSelector::try_new(&s, D, &p).unwrap().is_none());
 }
 

@@ -298,8 +298,12 @@ impl Default for TableOptions {
 impl TableOptions {
     /// Parses stored options (a schema's `options`); bad values are [`ErrorKind::DataInvalid`].
     /// Unknown keys are kept in [`TableOptions::extra`].
-    pub fn from_map(map: &HashMap<String, String>) -> Result<Self> {
-        Self::parse(map.clone(), ErrorKind::DataInvalid)
+    pub fn from_map<'a>(map: impl IntoIterator<Item = (&'a String, &'a String)>) -> Result<Self> {
+        let map = map
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Self::parse(map, ErrorKind::DataInvalid)
     }
 
     /// A new `TableOptions` with `overrides` applied over these options (scan-time dynamic
@@ -583,7 +587,7 @@ impl TableOptions {
 
 /// `bucket-key` of a stored option map (a schema's own `options`) split on `,` verbatim (Java
 /// `TableSchema#bucketKeys`); `None` when absent or blank.
-pub fn stored_bucket_key(map: &HashMap<String, String>) -> Option<Vec<String>> {
+pub fn stored_bucket_key(map: &crate::spec::schema::SchemaOptions) -> Option<Vec<String>> {
     match map.get(BUCKET_KEY) {
         Some(v) if !v.trim().is_empty() => Some(v.split(',').map(str::to_string).collect()),
         _ => None,
@@ -592,7 +596,9 @@ pub fn stored_bucket_key(map: &HashMap<String, String>) -> Option<Vec<String>> {
 
 /// `bucket-function.type` of a stored option map (a schema's own `options`; default
 /// `default`), without parsing the map's other options.
-pub fn stored_bucket_function(map: &HashMap<String, String>) -> Result<BucketFunctionKind> {
+pub fn stored_bucket_function(
+    map: &crate::spec::schema::SchemaOptions,
+) -> Result<BucketFunctionKind> {
     map.get(BUCKET_FUNCTION_TYPE)
         .map_or(Ok(BucketFunctionKind::Default), |v| v.parse())
 }

@@ -262,7 +262,7 @@ mod tests {
     }
 
     fn opts(pairs: &[(&str, &str)]) -> Result<TableOptions> {
-        let map = pairs
+        let map: HashMap<String, String> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
