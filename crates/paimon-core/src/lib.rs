@@ -49,7 +49,7 @@ pub mod render;
 pub mod scan;
 pub mod spec;
 
-pub use catalog::{FileSystemCatalog, Identifier, Table};
+pub use catalog::{FileSystemCatalog, Identifier, Schema, SchemaChange, Table};
 pub use error::{Error, ErrorKind, Result};
 pub use expr::{parse_predicate, Predicate};
 pub use io::FileIO;

@@ -1,19 +1,31 @@
-//! Finding tables: the filesystem catalog (`<warehouse>/<db>.db/<table>`) and table loading.
+//! Finding, creating, altering and dropping tables: the filesystem catalog
+//! (`<warehouse>/<db>.db/<table>`), table loading, [`Schema`] and [`SchemaChange`].
 //!
-//! Mirrors Java `org.apache.paimon.catalog.FileSystemCatalog` (Paimon 2.0).
+//! Mirrors Java `org.apache.paimon.catalog.FileSystemCatalog` and `AbstractCatalog` (Paimon
+//! 2.0), with their messages.
 
+mod schema;
+mod schema_change;
+mod schema_commit;
 mod snapshot_manager;
 mod table;
 
+pub use schema::{
+    highest_field_id, reassign_field_ids, Schema, SchemaBuilder, PARTITION_OPTION,
+    PRIMARY_KEY_OPTION,
+};
+pub use schema_change::{apply_changes, AlterContext, Move, SchemaChange};
 pub use snapshot_manager::SnapshotManager;
 pub use table::{absolute_location, Table};
 
 use std::collections::HashMap;
 
 use crate::io::{join, FileIO};
-use crate::{Error, Result};
+use crate::{Error, ErrorKind, Result};
 
 const DB_SUFFIX: &str = ".db";
+/// Java's system database, which cannot be created or dropped.
+const SYSTEM_DATABASE: &str = "sys";
 
 /// A `database.table` name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -118,4 +130,145 @@ impl FileSystemCatalog {
                 }
             })
     }
+
+    fn database_location(&self, database: &str) -> String {
+        join(&self.warehouse, &format!("{database}{DB_SUFFIX}"))
+    }
+
+    /// Whether `database` exists (a `<name>.db` directory of the warehouse).
+    pub async fn database_exists(&self, database: &str) -> Result<bool> {
+        Ok(self.list_databases().await?.iter().any(|d| d == database))
+    }
+
+    /// Whether the table has a schema file.
+    pub async fn table_exists(&self, id: &Identifier) -> Result<bool> {
+        let snapshots = SnapshotManager::new(self.io.clone(), &self.table_location(id), None);
+        Ok(!snapshots.schema_ids().await?.is_empty())
+    }
+
+    /// Creates the `<name>.db` directory (Java `createDatabase`). An existing database is an
+    /// [`ErrorKind::AlreadyExists`] error unless `ignore_if_exists`. On object stores, which
+    /// have no directories, the database appears with its first table.
+    pub async fn create_database(&self, database: &str, ignore_if_exists: bool) -> Result<()> {
+        check_not_system(database)?;
+        if self.database_exists(database).await? {
+            if ignore_if_exists {
+                return Ok(());
+            }
+            return Err(Error::new(
+                ErrorKind::AlreadyExists,
+                format!("Database {database} already exists."),
+            )
+            .with_context("warehouse", self.warehouse.clone()));
+        }
+        self.io.create_dir(&self.database_location(database)).await
+    }
+
+    /// Drops a database (Java `dropDatabase`): a database with tables needs `cascade`, which
+    /// drops them; a missing one is [`ErrorKind::NotFound`] unless `ignore_if_not_exists`.
+    pub async fn drop_database(
+        &self,
+        database: &str,
+        ignore_if_not_exists: bool,
+        cascade: bool,
+    ) -> Result<()> {
+        check_not_system(database)?;
+        if !self.database_exists(database).await? {
+            if ignore_if_not_exists {
+                return Ok(());
+            }
+            return Err(database_not_found(database));
+        }
+        let tables = self.list_tables(database).await?;
+        if !cascade && !tables.is_empty() {
+            return Err(
+                Error::invalid_argument(format!("Database {database} is not empty."))
+                    .with_context("tables", tables.join(",")),
+            );
+        }
+        self.io.delete_dir(&self.database_location(database)).await
+    }
+
+    /// Creates a table from `schema` and loads it (Java `createTable`): the database must
+    /// exist; an existing table is [`ErrorKind::AlreadyExists`] unless `ignore_if_exists`
+    /// (then the existing table is returned). The schema is validated before anything is
+    /// written; `schema/schema-0` is created only if absent.
+    pub async fn create_table(
+        &self,
+        id: &Identifier,
+        schema: Schema,
+        ignore_if_exists: bool,
+    ) -> Result<Table> {
+        if !self.database_exists(&id.database).await? {
+            return Err(database_not_found(&id.database));
+        }
+        if self.table_exists(id).await? {
+            if ignore_if_exists {
+                return self.get_table(id).await;
+            }
+            return Err(Error::new(
+                ErrorKind::AlreadyExists,
+                format!("Table {id} already exists."),
+            )
+            .with_context("location", self.table_location(id)));
+        }
+        let loc = self.table_location(id);
+        schema_commit::create_schema(&self.io, &loc, &schema)
+            .await
+            .map_err(|e| e.with_context("identifier", id.to_string()))?;
+        self.get_table(id).await
+    }
+
+    /// Drops a table and its directory (Java `dropTable`); a missing table is
+    /// [`ErrorKind::NotFound`] unless `ignore_if_not_exists`.
+    pub async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        if !self.table_exists(id).await? {
+            if ignore_if_not_exists {
+                return Ok(());
+            }
+            return Err(table_not_found(id));
+        }
+        self.io.delete_dir(&self.table_location(id)).await
+    }
+
+    /// Applies `changes` as one new schema version (Java `alterTable`); a missing table is
+    /// [`ErrorKind::NotFound`] unless `ignore_if_not_exists`. Returns the new schema, or `None`
+    /// when a missing table was ignored.
+    pub async fn alter_table(
+        &self,
+        id: &Identifier,
+        changes: Vec<SchemaChange>,
+        ignore_if_not_exists: bool,
+    ) -> Result<Option<crate::spec::TableSchema>> {
+        if !self.table_exists(id).await? {
+            if ignore_if_not_exists {
+                return Ok(None);
+            }
+            return Err(table_not_found(id));
+        }
+        let loc = self.table_location(id);
+        schema_commit::commit_changes(&self.io, &loc, &id.to_string(), &changes)
+            .await
+            .map(Some)
+    }
+}
+
+fn check_not_system(database: &str) -> Result<()> {
+    if database == SYSTEM_DATABASE {
+        return Err(
+            Error::invalid_argument("Can't do operation on system database.")
+                .with_context("database", database),
+        );
+    }
+    Ok(())
+}
+
+fn database_not_found(database: &str) -> Error {
+    Error::not_found(format!("Database {database} does not exist."))
+        .with_context("database", database)
+}
+
+fn table_not_found(id: &Identifier) -> Error {
+    Error::not_found(format!("Table {id} does not exist."))
+        .with_context("identifier", id.to_string())
 }

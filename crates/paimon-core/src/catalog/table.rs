@@ -43,6 +43,28 @@ impl Table {
         Self::open_with(FileIO::default(), location, &HashMap::new()).await
     }
 
+    /// Creates a table at `location` (no catalog) from `schema` and opens it: the schema is
+    /// validated, then written as `schema/schema-0` only if the table has no schema yet
+    /// (otherwise [`ErrorKind::AlreadyExists`](crate::ErrorKind::AlreadyExists)).
+    pub async fn create(location: &str, schema: super::Schema) -> Result<Table> {
+        Self::create_with(FileIO::default(), location, schema).await
+    }
+
+    /// [`Table::create`] with a given `FileIO`.
+    pub async fn create_with(io: FileIO, location: &str, schema: super::Schema) -> Result<Table> {
+        let location = absolute_location(location)?;
+        super::schema_commit::create_schema(&io, &location, &schema).await?;
+        Self::open_with(io, &location, &HashMap::new()).await
+    }
+
+    /// Applies `changes` to this table's latest schema as one new schema file (ALTER TABLE
+    /// without a catalog) and returns the table reopened with it.
+    pub async fn alter(&self, changes: &[super::SchemaChange]) -> Result<Table> {
+        super::schema_commit::commit_changes(&self.io, &self.location, &self.location, changes)
+            .await?;
+        Self::open_with(self.io.clone(), &self.location, &HashMap::new()).await
+    }
+
     /// Opens a table with a given `FileIO` and dynamic options overriding the stored ones.
     pub async fn open_with(
         io: FileIO,

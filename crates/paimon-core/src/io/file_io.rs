@@ -1,5 +1,6 @@
 //! [`FileIO`]: reads, ranged reads, listing and existence checks across stores, and the write
-//! side the writer and commit need: write, create-if-absent (the commit's atomic step), delete.
+//! side the writer and commit need: write, create-if-absent (the commit's atomic step), delete;
+//! and for the catalog: directories created and deleted recursively.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -254,6 +255,47 @@ impl FileIO {
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
+    }
+
+    /// Creates a directory and its parents on local disk (Java `FileIO#mkdirs`); object stores
+    /// have no directories, so there it does nothing.
+    pub async fn create_dir(&self, dir: &str) -> Result<()> {
+        let loc = parse_location(dir)?;
+        if loc.scheme != "file" {
+            return Ok(());
+        }
+        let local = format!("/{}", loc.path.as_ref());
+        tokio::fs::create_dir_all(&local)
+            .await
+            .map_err(|e| with_file(e, dir))
+    }
+
+    /// Deletes everything under `dir` and, on local disk, the directory itself (Java
+    /// `FileIO#delete(path, recursive = true)`); a missing directory succeeds.
+    pub async fn delete_dir(&self, dir: &str) -> Result<()> {
+        let (store, path) = self.resolve(dir)?;
+        let objects: Vec<Path> = store
+            .list(Some(&path))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await
+            .map_err(|e| with_file(e, dir))?;
+        for object in objects {
+            match store.delete(&object).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(with_file(e, dir)),
+            }
+        }
+        let loc = parse_location(dir)?;
+        if loc.scheme == "file" {
+            let local = format!("/{}", loc.path.as_ref());
+            match tokio::fs::remove_dir_all(&local).await {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(with_file(e, dir)),
+            }
+        }
+        Ok(())
     }
 
     /// Lists a directory, mapping a storage failure to an error naming it.

@@ -12,6 +12,7 @@ pub mod row_range;
 pub mod schema;
 pub mod snapshot;
 pub mod special_fields;
+pub mod type_casts;
 pub mod type_text;
 pub mod types;
 

@@ -11,18 +11,21 @@
 //! Divergences: durations (`snapshot.time-retained`, ...) and writer-only options are not typed
 //! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
 
+mod alter_rules;
 mod enums;
 mod fields;
 mod known_keys;
 mod memory_size;
 mod pk_index;
 mod reader;
+mod schema_validation;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroUsize;
 
+pub use alter_rules::{check_remove_option, check_set_option, AlterFlags, IMMUTABLE_OPTIONS};
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,
@@ -30,6 +33,7 @@ pub use enums::{
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
+pub use schema_validation::validate_table_schema;
 
 use crate::spec::schema::TableSchema;
 use crate::{Error, ErrorKind, Result};
