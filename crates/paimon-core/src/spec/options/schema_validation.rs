@@ -48,8 +48,16 @@ fn java_list<S: AsRef<str>>(items: &[S]) -> String {
 pub fn validate_table_schema(schema: &TableSchema) -> Result<()> {
     key_types(schema, &schema.primary_keys, "primary key")?;
     key_types(schema, &schema.partition_keys, "partition")?;
-    let options = TableOptions::from_map(&schema.options)
-        .map_err(|e| Error::new(ErrorKind::InvalidArgument, e.message().to_string()))?;
+    if schema.has_primary_key() && schema.trimmed_primary_keys().is_empty() {
+        return Err(invalid(format!(
+            "Primary key constraint {} should not be same with partition fields {}, this will result in only one record in a partition",
+            java_list(&schema.primary_keys),
+            java_list(&schema.partition_keys)
+        ))
+        .with_context("column", schema.primary_keys.join(",")));
+    }
+    bucket_count(schema)?;
+    let options = TableOptions::from_map(&schema.options).map_err(as_invalid)?;
     fields_prefix(schema)?;
     sequence_field(schema, &options)?;
     if !schema.has_primary_key() && options.changelog_producer != ChangelogProducer::None {
@@ -64,9 +72,27 @@ pub fn validate_table_schema(schema: &TableSchema) -> Result<()> {
     engines(&options)?;
     row_tracking(schema, &options)?;
     pk_index(schema, &options)?;
-    options
-        .validate(schema)
-        .map_err(|e| Error::new(ErrorKind::InvalidArgument, e.message().to_string()))
+    options.validate(schema).map_err(as_invalid)
+}
+
+/// The same error as [`ErrorKind::InvalidArgument`]: a schema being created or altered is the
+/// caller's input, not stored data.
+fn as_invalid(e: Error) -> Error {
+    let mut out = Error::new(ErrorKind::InvalidArgument, e.message().to_string());
+    for (k, v) in e.context() {
+        out = out.with_context(k, v.clone());
+    }
+    out
+}
+
+/// `bucket` is −2, −1 or positive (−2 only with a primary key).
+fn bucket_count(schema: &TableSchema) -> Result<()> {
+    let raw = int_option(schema, BUCKET)?.unwrap_or(-1);
+    if raw == 0 || raw < -2 || (raw == -2 && !schema.has_primary_key()) {
+        return Err(invalid("The number of buckets needs to be greater than 0.")
+            .with_context("option", BUCKET));
+    }
+    Ok(())
 }
 
 /// Java `SchemaValidation#validateOnlyContainPrimitiveType`: key columns are not nested.
@@ -230,10 +256,6 @@ fn system_names(schema: &TableSchema) -> Result<()> {
 fn bucket(schema: &TableSchema, options: &TableOptions) -> Result<()> {
     let raw = int_option(schema, BUCKET)?.unwrap_or(-1);
     let has_pk = schema.has_primary_key();
-    if raw == 0 || raw < -2 || (raw == -2 && !has_pk) {
-        return Err(invalid("The number of buckets needs to be greater than 0.")
-            .with_context("option", BUCKET));
-    }
     let explicit_key = crate::spec::options::stored_bucket_key(&schema.options);
     let fail = |m: String| Err(invalid(m).with_context("option", BUCKET_KEY));
     if raw == -1 && explicit_key.is_some() {
@@ -380,5 +402,94 @@ fn pk_index(schema: &TableSchema, options: &TableOptions) -> Result<()> {
     options
         .pk_index_definitions(schema)
         .map(|_| ())
-        .map_err(|e| Error::new(ErrorKind::InvalidArgument, e.message().to_string()))
+        .map_err(as_invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Schema;
+    use crate::spec::type_text::parse_fields;
+
+    fn check(columns: &str, pk: &[&str], parts: &[&str], options: &[(&str, &str)]) -> Result<()> {
+        let mut b = Schema::builder()
+            .columns(parse_fields(columns).unwrap())
+            .primary_key(pk.iter().copied())
+            .partition_keys(parts.iter().copied());
+        for (k, v) in options {
+            b = b.option(*k, *v);
+        }
+        validate_table_schema(&b.build()?.to_table_schema(0))
+    }
+
+    fn msg(r: Result<()>) -> String {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+        e.message().to_string()
+    }
+
+    const COLS: &str = "id INT, dt STRING, v INT, m MAP<STRING, INT>";
+
+    #[test]
+    fn valid_tables_pass() {
+        check(COLS, &[], &[], &[]).unwrap();
+        check(COLS, &["id"], &[], &[("bucket", "4")]).unwrap();
+        check(COLS, &["id", "dt"], &["dt"], &[("bucket", "-2")]).unwrap();
+        check(COLS, &[], &[], &[("bucket", "4"), ("bucket-key", "id")]).unwrap();
+        check(
+            COLS,
+            &["id"],
+            &[],
+            &[
+                ("bucket", "2"),
+                ("deletion-vectors.enabled", "true"),
+                ("pk-btree.index.columns", "v"),
+            ],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn java_messages() {
+        let cases: &[(&[&str], &[&str], &[(&str, &str)], &str)] = &[
+            (&["m"], &[], &[], "The type MapType in primary key field m is unsupported"),
+            (&["dt"], &["dt"], &[], "Primary key constraint [dt] should not be same with partition fields [dt], this will result in only one record in a partition"),
+            (&[], &[], &[("bucket", "0")], "The number of buckets needs to be greater than 0."),
+            (&[], &[], &[("bucket", "-2")], "The number of buckets needs to be greater than 0."),
+            (&[], &[], &[("bucket", "4")], "You should define a 'bucket-key' for bucketed append mode."),
+            (&[], &[], &[("bucket-key", "id")], "Cannot define 'bucket-key' with bucket = -1, please remove the 'bucket-key' setting or specify a bucket number."),
+            (&[], &[], &[("bucket", "2"), ("bucket-key", "x")], "Field names [id, dt, v, m] should contains all bucket keys [x]."),
+            (&[], &["dt"], &[("bucket", "2"), ("bucket-key", "dt")], "Bucket keys [dt] should not in partition keys [dt]."),
+            (&["id"], &[], &[("bucket", "2"), ("bucket-key", "v")], "Primary keys [id] should contains all bucket keys [v]."),
+            (&[], &[], &[("bucket", "2"), ("bucket-key", "m")], "nested type can not in bucket-key, in your table these key are [m]"),
+            (&[], &[], &[("changelog-producer", "lookup")], "Can not set changelog-producer on table without primary keys, please define primary keys."),
+            (&["id"], &[], &[("sequence.field", "x")], "Sequence field: 'x' can not be found in table schema."),
+            (&["id"], &[], &[("sequence.field", "v,v")], "Sequence field 'v' is defined repeatedly."),
+            (&["id"], &[], &[("merge-engine", "first-row"), ("changelog-producer", "input")], "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine"),
+            (&["id"], &[], &[("deletion-vectors.enabled", "true"), ("changelog-producer", "full-compaction")], "Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer now."),
+            (&["id"], &[], &[("row-tracking.enabled", "true")], "Cannot define primary-key for row tracking table."),
+            (&[], &[], &[("data-evolution.enabled", "true")], "Data evolution config must enabled with row-tracking.enabled"),
+            (&[], &[], &[("fields.x.aggregate-function", "sum")], "Field x can not be found in table schema."),
+            (&[], &[], &[("snapshot.num-retained.min", "0")], "snapshot.num-retained.min should be at least 1"),
+            (&[], &[], &[("full-compaction.delta-commits", "3")], "AppendOnlyTable of unaware or dynamic bucket does not support 'full-compaction.delta-commits'"),
+            (&["id", "dt"], &["dt", "v"], &[("bucket", "2")], "You should use dynamic bucket (bucket = -1) mode in cross partition update case (Primary key constraint [id, dt] not include all partition fields [dt, v])."),
+        ];
+        for (pk, parts, options, want) in cases {
+            assert_eq!(&msg(check(COLS, pk, parts, options)), want, "{options:?}");
+        }
+        assert_eq!(
+            msg(check("_KEY_a INT", &[], &[], &[])),
+            "Field name[_KEY_a] in schema cannot start with [_KEY_]"
+        );
+        assert!(
+            msg(check(COLS, &["id"], &[], &[("merge-engine", "nope")])).contains("merge-engine")
+        );
+        assert!(msg(check(
+            COLS,
+            &["id"],
+            &[],
+            &[("pk-btree.index.columns", "v")]
+        ))
+        .ends_with("bucket is neither fixed nor postpone."));
+    }
 }
