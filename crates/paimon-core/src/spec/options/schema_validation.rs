@@ -451,7 +451,8 @@ mod tests {
 
     #[test]
     fn java_messages() {
-        let cases: &[(&[&str], &[&str], &[(&str, &str)], &str)] = &[
+        type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case] = &[
             (&["m"], &[], &[], "The type MapType in primary key field m is unsupported"),
             (&["dt"], &["dt"], &[], "Primary key constraint [dt] should not be same with partition fields [dt], this will result in only one record in a partition"),
             (&[], &[], &[("bucket", "0")], "The number of buckets needs to be greater than 0."),
