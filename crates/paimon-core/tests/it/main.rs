@@ -3,6 +3,7 @@
 mod bad_input;
 mod bucket_pruning;
 mod bucket_random_tables;
+mod catalog;
 mod commit;
 mod common;
 mod dv64;

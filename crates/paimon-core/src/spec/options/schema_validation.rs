@@ -451,7 +451,12 @@ mod tests {
 
     #[test]
     fn java_messages() {
-        type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+        type Case<'a> = (
+            &'a [&'a str],
+            &'a [&'a str],
+            &'a [(&'a str, &'a str)],
+            &'a str,
+        );
         let cases: &[Case] = &[
             (&["m"], &[], &[], "The type MapType in primary key field m is unsupported"),
             (&["dt"], &["dt"], &[], "Primary key constraint [dt] should not be same with partition fields [dt], this will result in only one record in a partition"),
