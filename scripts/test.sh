@@ -4,7 +4,8 @@
 # (target/random-bucket-tables), the regression tables of peer bugs (target/regression-tables),
 # merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
 # vectors (target/pk-random-tables), then runs every Rust test, has pypaimon read the tables our
-# metadata encoders rewrote (target/reencoded), and runs the doc tests and the example.
+# metadata encoders rewrote (target/reencoded) and the tables our catalog created
+# (target/created), and runs the doc tests and the example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -21,6 +22,9 @@ if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
     .venv-pypaimon/bin/python scripts/check-indexed.py target/indexed
+    # pypaimon loads the tables our catalog created and altered (`catalog` test) and writes
+    # to one of them.
+    .venv-pypaimon/bin/python scripts/check-created.py target/created
 fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"
