@@ -20,7 +20,8 @@ pub struct TableArgs {
     pub options: Vec<(String, String)>,
 }
 
-fn parse_key_value(s: &str) -> std::result::Result<(String, String), String> {
+/// Parses `KEY=VALUE` (the key trimmed, the value verbatim).
+pub fn parse_key_value(s: &str) -> std::result::Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
         _ => Err(format!("expected KEY=VALUE, got '{s}'")),

@@ -1,4 +1,4 @@
-//! `paimon`: inspect, plan and read Apache Paimon tables from the command line.
+//! `paimon`: inspect, plan, read, create and alter Apache Paimon tables from the command line.
 //!
 //! A thin layer over `paimon-core`: each subcommand parses its arguments, calls the library and
 //! renders the result. Data goes to stdout; progress and errors go to stderr.
@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use paimon_core::ErrorKind;
 
-/// Inspect, plan and read Apache Paimon tables.
+/// Inspect, plan, read, create and alter Apache Paimon tables.
 ///
 /// TABLE is a table directory (or URL), or a warehouse followed by `db.table`.
 ///
@@ -42,6 +42,16 @@ enum Command {
     Index(commands::index::Command),
     /// Time a full read against reading the same Parquet files directly with arrow-rs.
     Bench(commands::bench::Args),
+    /// Create a table from a column list (`--schema 'id BIGINT, v STRING'`).
+    Create(commands::create::Args),
+    /// Change a table's schema or options (one new schema version).
+    Alter(commands::alter::Args),
+    /// Drop a table of a warehouse and its files.
+    Drop(commands::drop::Args),
+    /// Create a database in a warehouse.
+    CreateDatabase(commands::database::CreateArgs),
+    /// Drop a database of a warehouse.
+    DropDatabase(commands::database::DropArgs),
 }
 
 fn exit_code(kind: ErrorKind) -> u8 {
@@ -76,6 +86,11 @@ fn main() -> ExitCode {
             Command::Read(a) => commands::read::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
             Command::Index(c) => commands::index::run(c).await,
+            Command::Create(a) => commands::create::run(a).await,
+            Command::Alter(a) => commands::alter::run(a).await,
+            Command::Drop(a) => commands::drop::run(a).await,
+            Command::CreateDatabase(a) => commands::database::create(a).await,
+            Command::DropDatabase(a) => commands::database::drop(a).await,
         }
     });
     match result {

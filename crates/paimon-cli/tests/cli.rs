@@ -368,3 +368,87 @@ fn index_build_commits_payloads_that_scans_use() {
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("pk-btree.index.columns"));
 }
+
+#[test]
+fn create_alter_and_drop_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wh = tmp.path().to_str().unwrap();
+    stdout(&paimon(&["create-database", wh, "db"]));
+    let out = stdout(&paimon(&[
+        "create",
+        wh,
+        "db.t",
+        "--schema",
+        "id BIGINT, dt STRING, r ROW<a INT, b ARRAY<STRING>>, m MAP<STRING, INT>, d DECIMAL(10, 2)",
+        "--primary-key",
+        "id,dt",
+        "--partition",
+        "dt",
+        "-o",
+        "bucket=4",
+        "-o",
+        "file.format=parquet",
+    ]));
+    assert!(out.contains("(schema 0, 5 columns)"), "{out}");
+    let schema_file = tmp.path().join("db.db/t/schema/schema-0");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&schema_file).unwrap()).unwrap();
+    assert_eq!(json["fields"][0]["type"], "BIGINT NOT NULL");
+    assert_eq!(json["fields"][2]["type"]["fields"][1]["id"], 4);
+    assert_eq!(json["highestFieldId"], 6);
+    assert_eq!(
+        json["options"],
+        serde_json::json!({"bucket": "4", "file.format": "parquet"})
+    );
+
+    let out = stdout(&paimon(&[
+        "alter",
+        wh,
+        "db.t",
+        "--set",
+        "snapshot.num-retained.min=3",
+        "--add-column",
+        "c INT COMMENT 'new' AFTER id",
+        "--rename-column",
+        "d=amount",
+        "--alter-column-type",
+        "amount DECIMAL(12, 2)",
+        "--drop-column",
+        "m",
+    ]));
+    assert!(out.contains("schema 1 (5 columns)"), "{out}");
+    let out = stdout(&paimon(&["schema", wh, "db.t"]));
+    assert!(
+        out.contains("amount") && out.contains("DECIMAL(12, 2)"),
+        "{out}"
+    );
+    let out = stdout(&paimon(&["read", wh, "db.t"]));
+    assert!(!out.contains('{'), "{out}");
+
+    // Java's messages and exit codes: 2 for a rejected change, 6 for an existing table.
+    let bad = paimon(&["alter", wh, "db.t", "--drop-column", "id"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("Cannot drop partition key or primary key: [id]"));
+    let exists = paimon(&["create", wh, "db.t", "--schema", "x INT"]);
+    assert_eq!(exists.status.code(), Some(6));
+    stdout(&paimon(&[
+        "create",
+        wh,
+        "db.t",
+        "--schema",
+        "x INT",
+        "--if-not-exists",
+    ]));
+    let bad = paimon(&["create", wh, "db.u", "--schema", "x INT", "-o", "bucket=2"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("You should define a 'bucket-key' for bucketed append mode."));
+
+    assert_eq!(stdout(&paimon(&["tables", wh])).trim(), "db.t");
+    stdout(&paimon(&["drop", wh, "db.t"]));
+    assert_eq!(paimon(&["drop", wh, "db.t"]).status.code(), Some(3));
+    stdout(&paimon(&["drop", wh, "db.t", "--if-exists"]));
+    stdout(&paimon(&["drop-database", wh, "db"]));
+    assert!(stdout(&paimon(&["tables", wh])).trim().is_empty());
+}

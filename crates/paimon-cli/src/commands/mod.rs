@@ -1,8 +1,12 @@
 //! One module per subcommand.
 
+pub mod alter;
 pub mod bench;
 pub mod bench_direct;
 pub mod bench_lookup;
+pub mod create;
+pub mod database;
+pub mod drop;
 pub mod index;
 pub mod read;
 pub mod scan;
