@@ -10,9 +10,9 @@
 //! [`ErrorKind::InvalidArgument`] with the offending option or column as context.
 
 use super::{
-    BucketMode, ChangelogProducer, MergeEngine, TableOptions, BUCKET, BUCKET_KEY,
-    CHANGELOG_PRODUCER, DATA_EVOLUTION_ENABLED, DELETION_VECTORS_ENABLED, MERGE_ENGINE,
-    PK_BTREE_INDEX_COLUMNS, ROW_TRACKING_ENABLED, SEQUENCE_FIELD,
+    BucketMode, ChangelogProducer, FileFormat, MergeEngine, TableOptions, BUCKET, BUCKET_KEY,
+    CHANGELOG_PRODUCER, DATA_EVOLUTION_ENABLED, DELETION_VECTORS_ENABLED, FILE_FORMAT,
+    MERGE_ENGINE, PK_BTREE_INDEX_COLUMNS, ROW_TRACKING_ENABLED, SEQUENCE_FIELD,
 };
 use crate::spec::schema::TableSchema;
 use crate::spec::types::{DataType, TypeKind};
@@ -67,6 +67,7 @@ pub fn validate_table_schema(schema: &TableSchema) -> Result<()> {
         .with_context("option", CHANGELOG_PRODUCER));
     }
     retention(schema)?;
+    file_format(&options)?;
     system_names(schema)?;
     bucket(schema, &options)?;
     engines(&options)?;
@@ -227,6 +228,24 @@ fn retention(schema: &TableSchema) -> Result<()> {
             ),
             CHANGELOG_NUM_RETAINED_MIN,
         );
+    }
+    Ok(())
+}
+
+/// Format identifiers Java 2.0 ships a `FileFormatFactory` for.
+const KNOWN_FORMATS: [&str; 8] = [
+    "orc", "parquet", "avro", "csv", "json", "text", "lance", "blob",
+];
+
+/// `file.format` names a format Java can load (Java `FileFormat#fromIdentifier`).
+fn file_format(options: &TableOptions) -> Result<()> {
+    if let FileFormat::Other(id) = &options.file_format {
+        if !KNOWN_FORMATS.contains(&id.as_str()) {
+            return Err(invalid(format!(
+                "Could not find any factory for identifier '{id}' that implements 'org.apache.paimon.format.FileFormatFactory' in the classpath."
+            ))
+            .with_context("option", FILE_FORMAT));
+        }
     }
     Ok(())
 }
@@ -483,6 +502,8 @@ mod tests {
         for (pk, parts, options, want) in cases {
             assert_eq!(&msg(check(COLS, pk, parts, options)), want, "{options:?}");
         }
+        assert!(msg(check(COLS, &[], &[], &[("file.format", "xls")]))
+            .starts_with("Could not find any factory for identifier 'xls'"));
         assert_eq!(
             msg(check("_KEY_a INT", &[], &[], &[])),
             "Field name[_KEY_a] in schema cannot start with [_KEY_]"
