@@ -199,6 +199,7 @@ impl FileSystemCatalog {
         schema: Schema,
         ignore_if_exists: bool,
     ) -> Result<Table> {
+        check_identifier(id)?;
         if !self.database_exists(&id.database).await? {
             return Err(database_not_found(&id.database));
         }
@@ -222,6 +223,7 @@ impl FileSystemCatalog {
     /// Drops a table and its directory (Java `dropTable`); a missing table is
     /// [`ErrorKind::NotFound`] unless `ignore_if_not_exists`.
     pub async fn drop_table(&self, id: &Identifier, ignore_if_not_exists: bool) -> Result<()> {
+        check_identifier(id)?;
         if !self.table_exists(id).await? {
             if ignore_if_not_exists {
                 return Ok(());
@@ -240,6 +242,7 @@ impl FileSystemCatalog {
         changes: Vec<SchemaChange>,
         ignore_if_not_exists: bool,
     ) -> Result<Option<crate::spec::TableSchema>> {
+        check_identifier(id)?;
         if !self.table_exists(id).await? {
             if ignore_if_not_exists {
                 return Ok(None);
@@ -253,7 +256,24 @@ impl FileSystemCatalog {
     }
 }
 
+/// A database or table name that stays one directory below its parent.
+fn check_name(what: &'static str, name: &str) -> Result<()> {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+        return Err(
+            Error::invalid_argument(format!("invalid {what} name '{name}'"))
+                .with_context(what, name),
+        );
+    }
+    Ok(())
+}
+
+fn check_identifier(id: &Identifier) -> Result<()> {
+    check_name("database", &id.database)?;
+    check_name("table", &id.table)
+}
+
 fn check_not_system(database: &str) -> Result<()> {
+    check_name("database", database)?;
     if database == SYSTEM_DATABASE {
         return Err(
             Error::invalid_argument("Can't do operation on system database.")

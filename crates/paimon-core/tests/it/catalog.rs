@@ -127,6 +127,11 @@ async fn create_alter_drop_round_trip() {
         .await
         .unwrap_err();
     assert_eq!(missing_db.kind(), ErrorKind::NotFound);
+    let escape = catalog
+        .drop_table(&id("created.x/../../y"), true)
+        .await
+        .unwrap_err();
+    assert_eq!(escape.kind(), ErrorKind::InvalidArgument);
 
     // ALTER: a new schema file, reopened with the change.
     let (_, _) = create_and_check(
