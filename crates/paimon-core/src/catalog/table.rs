@@ -60,7 +60,7 @@ impl Table {
     /// Applies `changes` to this table's latest schema as one new schema file (ALTER TABLE
     /// without a catalog) and returns the table reopened with it.
     pub async fn alter(&self, changes: &[super::SchemaChange]) -> Result<Table> {
-        super::schema_commit::commit_changes(&self.io, &self.location, &self.location, changes)
+        super::schema_commit::commit_changes(&self.io, &self.location, &self.full_name(), changes)
             .await?;
         Self::open_with(self.io.clone(), &self.location, &HashMap::new()).await
     }
@@ -97,6 +97,17 @@ impl Table {
         let mut t = self.clone();
         t.options = Arc::new(self.options.with_overrides(overrides)?);
         Ok(t)
+    }
+
+    /// `db.table` when the table sits in a `<db>.db` directory (Java
+    /// `Identifier#fromPath`), else its location.
+    pub fn full_name(&self) -> String {
+        let mut parts = self.location.rsplit('/');
+        let (table, parent) = (parts.next(), parts.next());
+        match (table, parent.and_then(|p| p.strip_suffix(".db"))) {
+            (Some(t), Some(db)) if !t.is_empty() && !db.is_empty() => format!("{db}.{t}"),
+            _ => self.location.clone(),
+        }
     }
 
     /// Table root location.

@@ -219,6 +219,37 @@ async fn create_alter_drop_round_trip() {
     tables.sort();
     assert_eq!(tables, ["altered", "append_plain", "pk_nested"]);
 
+    // The schema file our catalog writes for the Java fixture `pk_table_nested_type`'s
+    // definition is Java's, byte for byte, once `timeMillis` is copied over.
+    let java_file = crate::common::java_fixtures()
+        .join("parquet/pk_table_nested_type.db/pk_table_nested_type/schema/schema-0");
+    let java_bytes = std::fs::read(java_file).unwrap();
+    let java = TableSchema::from_json_bytes(&java_bytes).unwrap();
+    let like_java = schema(
+        "shopId INT, dt STRING, hr INT, col0 INT, col1 ROW<f0 STRING, f1 INT, f2 ARRAY<INT>>, col2 MAP<INT, INT>",
+        &["shopId", "dt", "hr"],
+        &["dt", "hr"],
+        &[("bucket", "2"), ("bucket-key", "shopId"), ("manifest.format", "orc"), ("file.format", "parquet")],
+    );
+    catalog
+        .create_table(&id("created.like_java"), like_java, false)
+        .await
+        .unwrap();
+    let ours_file = warehouse.join("created.db/like_java/schema/schema-0");
+    let ours_bytes = std::fs::read(ours_file).unwrap();
+    let ours = TableSchema::from_json_bytes(&ours_bytes).unwrap();
+    assert_eq!(ours.fields, java.fields);
+    assert_eq!(ours.options, java.options);
+    let time = |t: i64| format!("\"timeMillis\" : {t}");
+    let ours_text = String::from_utf8(ours_bytes)
+        .unwrap()
+        .replace(&time(ours.time_millis), &time(java.time_millis));
+    assert_eq!(ours_text.as_bytes(), &java_bytes[..]);
+    catalog
+        .drop_table(&id("created.like_java"), false)
+        .await
+        .unwrap();
+
     // Catalog-less creation at a path.
     let path = out.join("plain/at_path");
     let t = Table::create(path.to_str().unwrap(), schema("k INT", &["k"], &[], &[]))
@@ -248,6 +279,14 @@ async fn altered_pypaimon_table(warehouse: &std::path::Path) -> Option<Value> {
         .await
         .unwrap_err();
     assert_eq!(e.message(), "Change 'merge-engine' is not supported yet.");
+    let e = table
+        .alter(&[SchemaChange::add_column("id", parse_type("INT").unwrap())])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        "Column id already exists in the py.pk_partitioned table."
+    );
     let altered = table
         .alter(&[
             SchemaChange::add_column("remark", parse_type("STRING").unwrap()),
