@@ -482,30 +482,55 @@ fn check_nullability(old: bool, new: bool, column: &str, flags: AlterFlags) -> R
     Ok(())
 }
 
-/// Runs `f` on the field list that holds the last element of `path` (descending through ROW
-/// columns), with that last name.
+/// Runs `f` on the field list that holds the last element of `path`, with that last name
+/// (Java `SchemaManager.NestedColumnModifier`): each intermediate name is a ROW column, or an
+/// ARRAY / MAP whose element / value is (eventually) a ROW, the path then naming the element
+/// or value step (`["a", "element", "f"]`, `["m", "value", "f"]`).
 fn in_parent<T>(
     fields: &mut Vec<DataField>,
     path: &[String],
     table: &str,
     f: impl FnOnce(&mut Vec<DataField>, &str) -> Result<T>,
 ) -> Result<T> {
-    match path {
-        [] => Err(Error::invalid_argument("empty column path")),
-        [last] => f(fields, last),
-        [head, rest @ ..] => {
-            let field = fields
-                .iter_mut()
-                .find(|x| x.name == *head)
-                .ok_or_else(|| not_exist(head, table))?;
-            match &mut field.data_type.kind {
-                TypeKind::Row(inner) => in_parent(inner, rest, table, f),
-                _ => Err(Error::invalid_argument(format!(
-                    "Column {head} is not a ROW column in the {table} table."
-                ))
-                .with_context("column", head.clone())),
-            }
+    descend(fields, path, 0, table, f)
+}
+
+fn descend<T>(
+    fields: &mut Vec<DataField>,
+    path: &[String],
+    depth: usize,
+    table: &str,
+    f: impl FnOnce(&mut Vec<DataField>, &str) -> Result<T>,
+) -> Result<T> {
+    let full = path.join(".");
+    let name = path
+        .get(depth)
+        .ok_or_else(|| Error::invalid_argument(format!("invalid column path '{full}'")))?;
+    if depth + 1 == path.len() {
+        return f(fields, name);
+    }
+    let prefix = path.get(..=depth).unwrap_or_default().join(".");
+    let field = fields
+        .iter_mut()
+        .find(|x| x.name == *name)
+        .ok_or_else(|| not_exist(&prefix, table))?;
+    let (inner, steps) = row_fields_of(&mut field.data_type, &prefix)?;
+    descend(inner, path, depth + steps, table, f)
+}
+
+/// The ROW fields inside `t` and how many path steps reach them (1 for a ROW, one more per
+/// ARRAY element or MAP value on the way).
+fn row_fields_of<'a>(t: &'a mut DataType, full: &str) -> Result<(&'a mut Vec<DataField>, usize)> {
+    match &mut t.kind {
+        TypeKind::Row(fields) => Ok((fields, 1)),
+        TypeKind::Array(e) | TypeKind::Map(_, e) => {
+            let (fields, steps) = row_fields_of(e, full)?;
+            Ok((fields, steps + 1))
         }
+        _ => Err(
+            Error::invalid_argument(format!("{full} is not a structured type."))
+                .with_context("column", full),
+        ),
     }
 }
 

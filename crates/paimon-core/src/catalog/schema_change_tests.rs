@@ -254,3 +254,54 @@ fn reproduces_a_java_alter() {
     ours.time_millis = java.time_millis;
     assert_eq!(ours.to_json().unwrap().as_bytes(), &java_bytes[..]);
 }
+
+#[test]
+fn nested_paths_through_rows_arrays_and_maps() {
+    let s = Schema::builder()
+        .column("id", t("INT"))
+        .column("a", t("ARRAY<ROW<x INT>>"))
+        .column("m", t("MAP<STRING, ROW<y INT>>"))
+        .build()
+        .unwrap()
+        .to_table_schema(0);
+    let add = |path: &[&str]| SchemaChange::AddColumn {
+        path: path.iter().map(|p| p.to_string()).collect(),
+        data_type: t("STRING"),
+        description: None,
+        position: None,
+    };
+    let next = alter(
+        &s,
+        &[add(&["a", "element", "z"]), add(&["m", "value", "w"])],
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        next.fields[1].data_type.to_string(),
+        "ARRAY<ROW<`x` INT, `z` STRING>>"
+    );
+    assert_eq!(
+        next.fields[2].data_type.to_string(),
+        "MAP<STRING, ROW<`y` INT, `w` STRING>>"
+    );
+    // id 0, a 1, x 2, m 3, y 4; then z 5 and w 6.
+    assert_eq!(next.highest_field_id, 6);
+    let renamed = alter(
+        &next,
+        &[SchemaChange::RenameColumn {
+            path: vec!["a".into(), "element".into(), "x".into()],
+            new_name: "x2".into(),
+        }],
+        false,
+    )
+    .unwrap();
+    assert!(renamed.fields[1].data_type.to_string().contains("`x2` INT"));
+    assert_eq!(
+        msg(alter(&s, &[add(&["id", "q"])], false)),
+        "id is not a structured type."
+    );
+    assert_eq!(
+        msg(alter(&s, &[add(&["nope", "q"])], false)),
+        "Column nope does not exist in the db.t table."
+    );
+}
