@@ -591,20 +591,31 @@ impl TableOptions {
 
 /// `bucket-key` of a stored option map (a schema's own `options`) split on `,` verbatim (Java
 /// `TableSchema#bucketKeys`); `None` when absent or blank.
-pub fn stored_bucket_key(map: &crate::spec::schema::SchemaOptions) -> Option<Vec<String>> {
-    match map.get(BUCKET_KEY) {
+pub fn stored_bucket_key<'a>(
+    map: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Option<Vec<String>> {
+    match stored(map, BUCKET_KEY) {
         Some(v) if !v.trim().is_empty() => Some(v.split(',').map(str::to_string).collect()),
         _ => None,
     }
 }
 
+/// The value of `key` in a stored option map (a `HashMap` or a schema's ordered map).
+fn stored<'a>(
+    map: impl IntoIterator<Item = (&'a String, &'a String)>,
+    key: &str,
+) -> Option<&'a str> {
+    map.into_iter()
+        .find(|(k, _)| k.as_str() == key)
+        .map(|(_, v)| v.as_str())
+}
+
 /// `bucket-function.type` of a stored option map (a schema's own `options`; default
 /// `default`), without parsing the map's other options.
-pub fn stored_bucket_function(
-    map: &crate::spec::schema::SchemaOptions,
+pub fn stored_bucket_function<'a>(
+    map: impl IntoIterator<Item = (&'a String, &'a String)>,
 ) -> Result<BucketFunctionKind> {
-    map.get(BUCKET_FUNCTION_TYPE)
-        .map_or(Ok(BucketFunctionKind::Default), |v| v.parse())
+    stored(map, BUCKET_FUNCTION_TYPE).map_or(Ok(BucketFunctionKind::Default), str::parse)
 }
 
 /// `partition.default-name` default: the directory value of null partition values.

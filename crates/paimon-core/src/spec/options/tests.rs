@@ -586,32 +586,19 @@ fn sequence_groups_sorted_by_key_and_untrimmed() {
 
 #[test]
 fn stored_bucket_key_and_function() {
-    assert_eq!(stored_bucket_key(&map(&[]).into_iter().collect()), None);
+    assert_eq!(stored_bucket_key(&map(&[])), None);
+    assert_eq!(stored_bucket_key(&map(&[("bucket-key", " ")])), None);
     assert_eq!(
-        stored_bucket_key(&map(&[("bucket-key", " ")]).into_iter().collect()),
-        None
-    );
-    assert_eq!(
-        stored_bucket_key(&map(&[("bucket-key", "a, b")]).into_iter().collect()),
+        stored_bucket_key(&map(&[("bucket-key", "a, b")])),
         Some(vec!["a".to_string(), " b".to_string()])
     );
     assert_eq!(
-        stored_bucket_function(&map(&[]).into_iter().collect()).unwrap(),
+        stored_bucket_function(&map(&[])).unwrap(),
         BucketFunctionKind::Default
     );
     assert_eq!(
-        stored_bucket_function(
-            &map(&[("bucket-function.type", "HIVE")])
-                .into_iter()
-                .collect()
-        )
-        .unwrap(),
+        stored_bucket_function(&map(&[("bucket-function.type", "HIVE")])).unwrap(),
         BucketFunctionKind::Hive
     );
-    assert!(stored_bucket_function(
-        &map(&[("bucket-function.type", "murmur")])
-            .into_iter()
-            .collect()
-    )
-    .is_err());
+    assert!(stored_bucket_function(&map(&[("bucket-function.type", "murmur")])).is_err());
 }
