@@ -218,6 +218,18 @@ fn not_exist(column: &str, table: &str) -> Error {
     .with_context("column", column)
 }
 
+/// `name` under the parent of `path` (Java `NestedColumnModifier#getLastFieldName`).
+fn qualified(path: &[String], name: &str) -> String {
+    let mut parts: Vec<&str> = path
+        .get(..path.len().saturating_sub(1))
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    parts.push(name);
+    parts.join(".")
+}
+
 fn top_level(path: &[String]) -> Option<&str> {
     match path {
         [one] => Some(one.as_str()),
@@ -233,7 +245,7 @@ impl State<'_> {
                 self.options.insert(key.clone(), value.clone());
             }
             SchemaChange::RemoveOption { key } => {
-                check_remove_option(&self.old.options, key, self.ctx.has_snapshot)?;
+                check_remove_option(key, self.ctx.has_snapshot)?;
                 self.options.shift_remove(key);
             }
             SchemaChange::UpdateComment(c) => self.comment = c.clone(),
@@ -300,10 +312,11 @@ impl State<'_> {
         let description = description.clone();
         in_parent(&mut self.fields, path, table, |fields, name| {
             if fields.iter().any(|f| f.name == name) {
+                let column = qualified(path, name);
                 return Err(Error::invalid_argument(format!(
-                    "Column {name} already exists in the {table} table."
+                    "Column {column} already exists in the {table} table."
                 ))
-                .with_context("column", name));
+                .with_context("column", column));
             }
             let mut field = DataField::new(id, name, data_type);
             field.description = description;
@@ -352,15 +365,16 @@ impl State<'_> {
         }
         in_parent(&mut self.fields, path, table, |fields, name| {
             if fields.iter().any(|f| f.name == new_name) {
+                let column = qualified(path, new_name);
                 return Err(Error::invalid_argument(format!(
-                    "Column {new_name} already exists in the {table} table."
+                    "Column {column} already exists in the {table} table."
                 ))
-                .with_context("column", new_name));
+                .with_context("column", column));
             }
             let field = fields
                 .iter_mut()
                 .find(|f| f.name == name)
-                .ok_or_else(|| not_exist(name, table))?;
+                .ok_or_else(|| not_exist(&qualified(path, name), table))?;
             field.name = new_name.to_string();
             Ok(())
         })
@@ -382,7 +396,7 @@ impl State<'_> {
             let at = fields
                 .iter()
                 .position(|f| f.name == name)
-                .ok_or_else(|| not_exist(name, table))?;
+                .ok_or_else(|| not_exist(&qualified(path, name), table))?;
             fields.remove(at);
             if fields.is_empty() {
                 return Err(Error::invalid_argument("Cannot drop all fields in table"));
@@ -466,7 +480,7 @@ impl State<'_> {
             let field = fields
                 .iter_mut()
                 .find(|f| f.name == name)
-                .ok_or_else(|| not_exist(name, table))?;
+                .ok_or_else(|| not_exist(&path.join("."), table))?;
             update(field)
         })
     }

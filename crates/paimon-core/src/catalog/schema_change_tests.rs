@@ -88,6 +88,16 @@ fn java_messages_for_forbidden_changes() {
         msg(alter(&s, &[add("v", "INT")], false)),
         "Column v already exists in the db.t table."
     );
+    let nested = SchemaChange::AddColumn {
+        path: vec!["r".into(), "a".into()],
+        data_type: t("INT"),
+        description: None,
+        position: None,
+    };
+    assert_eq!(
+        msg(alter(&s, &[nested], false)),
+        "Column r.a already exists in the db.t table."
+    );
     assert_eq!(
         msg(alter(&s, &[SchemaChange::drop_column("id")], false)),
         "Cannot drop partition key or primary key: [id]"
@@ -170,6 +180,17 @@ fn option_rules_once_the_table_has_data() {
     assert_eq!(
         alter(&s, &set("bucket", "8"), true).unwrap().options["bucket"],
         "8"
+    );
+    let dv = alter(&s, &set("deletion-vectors.enabled", "true"), true);
+    let dv = msg(dv);
+    assert!(
+        dv.starts_with("Cannot change deletion vectors mode from false to true."),
+        "{dv}"
+    );
+    let ignoring = alter(&s, &set("ignore-delete", "true"), true).unwrap();
+    assert_eq!(
+        msg(alter(&ignoring, &set("ignore-delete", "false"), true)),
+        "Cannot change ignore-delete from true to false."
     );
     assert_eq!(
         msg(alter(&s, &set("type", "format-table"), false)),

@@ -85,21 +85,19 @@ pub fn check_set_option(
                 .with_context("option", BUCKET));
         }
     }
-    if key == DELETION_VECTORS_ENABLED
-        && !flag(old_options, DELETION_VECTORS_MODIFIABLE, false)
-        && flag(old_options, key, false) != new.trim().eq_ignore_ascii_case("true")
-    {
-        return Err(Error::invalid_argument(format!(
-            "Change '{key}' needs '{DELETION_VECTORS_MODIFIABLE}' = 'true'."
-        ))
-        .with_context("option", key));
+    let new_flag = new.trim().eq_ignore_ascii_case("true");
+    if key == DELETION_VECTORS_ENABLED && !flag(old_options, DELETION_VECTORS_MODIFIABLE, false) {
+        let old_flag = flag(old_options, key, false);
+        if old_flag != new_flag {
+            return Err(Error::invalid_argument(format!(
+                "Cannot change deletion vectors mode from {old_flag} to {new_flag}. If modifying table deletion-vectors mode without full-compaction, this may result in data duplication. If you are confident, you can set table option '{DELETION_VECTORS_MODIFIABLE}' = 'true' to allow deletion vectors modification."
+            ))
+            .with_context("option", key));
+        }
     }
-    if MONOTONE_TRUE.contains(&key)
-        && flag(old_options, key, false)
-        && !new.trim().eq_ignore_ascii_case("true")
-    {
+    if MONOTONE_TRUE.contains(&key) && flag(old_options, key, false) && !new_flag {
         return Err(
-            Error::invalid_argument(format!("Cannot change '{key}' from true to false."))
+            Error::invalid_argument(format!("Cannot change {key} from true to false."))
                 .with_context("option", key),
         );
     }
@@ -107,11 +105,7 @@ pub fn check_set_option(
 }
 
 /// Checks removing `key` (Java `checkResetTableOption`).
-pub fn check_remove_option(
-    old_options: &SchemaOptions,
-    key: &str,
-    has_snapshot: bool,
-) -> Result<()> {
+pub fn check_remove_option(key: &str, has_snapshot: bool) -> Result<()> {
     if key == TYPE {
         return Err(unsupported(key));
     }
@@ -123,11 +117,6 @@ pub fn check_remove_option(
     }
     if key == BUCKET {
         return Err(Error::invalid_argument("Cannot reset bucket.").with_context("option", BUCKET));
-    }
-    if (key == DELETION_VECTORS_ENABLED && !flag(old_options, DELETION_VECTORS_MODIFIABLE, false))
-        || MONOTONE_TRUE.contains(&key) && flag(old_options, key, false)
-    {
-        return Err(unsupported(key));
     }
     Ok(())
 }
