@@ -11,8 +11,8 @@
 
 use super::schema::{now_millis, reassign_field_ids, Schema};
 use crate::spec::options::{
-    check_remove_option, check_set_option, validate_table_schema, AlterFlags, BUCKET_KEY,
-    SEQUENCE_FIELD,
+    check_remove_option, check_set_option, rename_all, rename_in_options, validate_table_schema,
+    AlterFlags,
 };
 use crate::spec::schema::{SchemaOptions, TableSchema, CURRENT_VERSION};
 use crate::spec::type_casts::supports_cast;
@@ -588,62 +588,6 @@ fn apply_move(fields: &mut Vec<DataField>, column: &str, position: &Move) -> Res
     let field = fields.remove(from);
     fields.insert(to, field);
     Ok(())
-}
-
-fn rename_all(columns: &[String], renames: &[(String, String)]) -> Vec<String> {
-    columns
-        .iter()
-        .map(|c| {
-            renames.iter().fold(
-                c.clone(),
-                |c, (old, new)| if c == *old { new.clone() } else { c },
-            )
-        })
-        .collect()
-}
-
-fn rename_list(value: &str, renames: &[(String, String)]) -> String {
-    let items: Vec<String> = value.split(',').map(str::to_string).collect();
-    rename_all(&items, renames).join(",")
-}
-
-/// Java `SchemaManager#applyRenameColumnsToOptions`, keeping each option in its place.
-fn rename_in_options(options: &SchemaOptions, renames: &[(String, String)]) -> SchemaOptions {
-    if renames.is_empty() {
-        return options.clone();
-    }
-    const PER_FIELD: [&str; 4] = [
-        "aggregate-function",
-        "ignore-retract",
-        "distinct",
-        "list-agg-delimiter",
-    ];
-    const GROUPED: [&str; 2] = ["sequence-group", "nested-key"];
-    options
-        .iter()
-        .map(|(k, v)| {
-            if (k == BUCKET_KEY || k == SEQUENCE_FIELD) && !v.trim().is_empty() {
-                return (k.clone(), rename_list(v, renames));
-            }
-            let Some((names, suffix)) = k.strip_prefix("fields.").and_then(|r| r.rsplit_once('.'))
-            else {
-                return (k.clone(), v.clone());
-            };
-            if PER_FIELD.contains(&suffix) {
-                (
-                    format!("fields.{}.{suffix}", rename_list(names, renames)),
-                    v.clone(),
-                )
-            } else if GROUPED.contains(&suffix) {
-                (
-                    format!("fields.{}.{suffix}", rename_list(names, renames)),
-                    rename_list(v, renames),
-                )
-            } else {
-                (k.clone(), v.clone())
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

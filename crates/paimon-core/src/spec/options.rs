@@ -25,7 +25,10 @@ mod tests;
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroUsize;
 
-pub use alter_rules::{check_remove_option, check_set_option, AlterFlags, IMMUTABLE_OPTIONS};
+pub use alter_rules::{
+    check_remove_option, check_set_option, rename_all, rename_in_options, AlterFlags,
+    IMMUTABLE_OPTIONS,
+};
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,

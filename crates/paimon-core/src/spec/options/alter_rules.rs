@@ -4,7 +4,7 @@
 //! `@Immutable` options of `CoreOptions` (Paimon 2.0). The option checks apply once the table
 //! has a snapshot, as in Java; `type` never changes.
 
-use super::{BUCKET, DELETION_VECTORS_ENABLED};
+use super::{BUCKET, BUCKET_KEY, DELETION_VECTORS_ENABLED, SEQUENCE_FIELD};
 use crate::spec::schema::SchemaOptions;
 use crate::{Error, Result};
 
@@ -141,4 +141,64 @@ impl AlterFlags {
             add_column_before_partition: flag(options, "add-column-before-partition", false),
         }
     }
+}
+
+/// `columns` with each renamed column replaced, order kept.
+pub fn rename_all(columns: &[String], renames: &[(String, String)]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|c| {
+            renames.iter().fold(
+                c.clone(),
+                |c, (old, new)| if c == *old { new.clone() } else { c },
+            )
+        })
+        .collect()
+}
+
+fn rename_list(value: &str, renames: &[(String, String)]) -> String {
+    let items: Vec<String> = value.split(',').map(str::to_string).collect();
+    rename_all(&items, renames).join(",")
+}
+
+/// The options after renaming columns `(old, new)`: `bucket-key`, `sequence.field`,
+/// `fields.<col>.{aggregate-function,ignore-retract,distinct,list-agg-delimiter}` keys and
+/// `fields.<cols>.{sequence-group,nested-key}` keys and values (Java
+/// `SchemaManager#applyRenameColumnsToOptions`), each option kept in its place.
+pub fn rename_in_options(options: &SchemaOptions, renames: &[(String, String)]) -> SchemaOptions {
+    if renames.is_empty() {
+        return options.clone();
+    }
+    const PER_FIELD: [&str; 4] = [
+        "aggregate-function",
+        "ignore-retract",
+        "distinct",
+        "list-agg-delimiter",
+    ];
+    const GROUPED: [&str; 2] = ["sequence-group", "nested-key"];
+    options
+        .iter()
+        .map(|(k, v)| {
+            if (k == BUCKET_KEY || k == SEQUENCE_FIELD) && !v.trim().is_empty() {
+                return (k.clone(), rename_list(v, renames));
+            }
+            let Some((names, suffix)) = k.strip_prefix("fields.").and_then(|r| r.rsplit_once('.'))
+            else {
+                return (k.clone(), v.clone());
+            };
+            if PER_FIELD.contains(&suffix) {
+                (
+                    format!("fields.{}.{suffix}", rename_list(names, renames)),
+                    v.clone(),
+                )
+            } else if GROUPED.contains(&suffix) {
+                (
+                    format!("fields.{}.{suffix}", rename_list(names, renames)),
+                    rename_list(v, renames),
+                )
+            } else {
+                (k.clone(), v.clone())
+            }
+        })
+        .collect()
 }
