@@ -424,10 +424,12 @@ fn arrow_to_paimon(field: &ArrowField) -> Result<DataType> {
             TypeKind::Array(Box::new(arrow_to_paimon(e)?))
         }
         ArrowType::Map(entries, _) => match entries.data_type() {
-            ArrowType::Struct(kv) if kv.len() == 2 => TypeKind::Map(
-                Box::new(arrow_to_paimon(&kv[0])?),
-                Box::new(arrow_to_paimon(&kv[1])?),
-            ),
+            ArrowType::Struct(kv) => match (kv.first(), kv.get(1), kv.len()) {
+                (Some(k), Some(v), 2) => {
+                    TypeKind::Map(Box::new(arrow_to_paimon(k)?), Box::new(arrow_to_paimon(v)?))
+                }
+                _ => return unsupported(field.data_type()),
+            },
             t => return unsupported(t),
         },
         ArrowType::Struct(fields) => TypeKind::Row(
