@@ -11,6 +11,7 @@
 //! Divergences: durations (`snapshot.time-retained`, ...) and writer-only options are not typed
 //! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
 
+mod commit;
 mod enums;
 mod fields;
 mod known_keys;
@@ -23,6 +24,11 @@ mod tests;
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroUsize;
 
+pub use commit::{
+    parse_duration, CommitOptions, COMMIT_MAX_RETRIES, COMMIT_MAX_RETRY_WAIT,
+    COMMIT_MIN_RETRY_WAIT, COMMIT_TIMEOUT, DYNAMIC_PARTITION_OVERWRITE,
+    MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE, MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE,
+};
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,
@@ -277,6 +283,9 @@ pub struct TableOptions {
     pub row_tracking_enabled: bool,
     /// `data-evolution.enabled` (default false).
     pub data_evolution_enabled: bool,
+    /// The committer's options (`manifest.*` merging, `commit.*` retries,
+    /// `dynamic-partition-overwrite`).
+    pub commit: CommitOptions,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// Every key not parsed into a field above (known untyped options, format options,
@@ -413,6 +422,7 @@ impl TableOptions {
             postpone_default_bucket_num: r.i32(POSTPONE_DEFAULT_BUCKET_NUM)?.unwrap_or(1),
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
+            commit: CommitOptions::parse(r)?,
             per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),
