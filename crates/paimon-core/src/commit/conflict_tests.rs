@@ -1,1 +1,75 @@
+//! Conflict rules of [`super::check`].
 
+use super::*;
+use crate::commit::test_support::{entry, file, int_type};
+
+fn ctx<'a>(keys: Option<&'a [DataType]>) -> ConflictContext<'a> {
+    ConflictContext {
+        partition_fields: &[],
+        key_types: keys,
+        base_user: "other",
+    }
+}
+
+fn add(bucket: i32, name: &str, level: i32, min: i32, max: i32) -> ManifestEntry {
+    entry(FileKind::Add, bucket, file(name, 1, level, min, max))
+}
+
+fn del(e: &ManifestEntry) -> ManifestEntry {
+    ManifestEntry {
+        kind: FileKind::Delete,
+        ..e.clone()
+    }
+}
+
+#[test]
+fn deleting_a_file_that_is_no_longer_live_conflicts() {
+    let a = add(0, "a", 0, 0, 9);
+    let b = add(0, "b", 0, 0, 9);
+    let e = check(&ctx(None), &[b.clone()], &[del(&a)], CommitKind::Compact).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict);
+    assert!(e.message().contains("File deletion conflicts"), "{e}");
+    assert!(e.context().iter().any(|(k, v)| *k == "file" && v == "a"));
+    assert!(e.context().iter().any(|(k, v)| *k == "bucket" && v == "0"));
+    check(&ctx(None), &[a.clone(), b], &[del(&a)], CommitKind::Compact).unwrap();
+}
+
+#[test]
+fn the_delta_must_net_cleanly() {
+    let a = add(0, "a", 0, 0, 9);
+    let twice = check(&ctx(None), &[], &[a.clone(), a.clone()], CommitKind::Append);
+    assert_eq!(twice.unwrap_err().kind(), ErrorKind::Conflict);
+    let readd = check(&ctx(None), &[a.clone()], &[del(&a), a.clone()], CommitKind::Overwrite);
+    assert_eq!(readd.unwrap_err().kind(), ErrorKind::Conflict);
+    let live = check(&ctx(None), &[a.clone()], &[a], CommitKind::Append);
+    assert_eq!(live.unwrap_err().kind(), ErrorKind::Conflict);
+}
+
+#[test]
+fn overlapping_keys_conflict_above_level_zero_only() {
+    let keys = [int_type()];
+    let k = ctx(Some(&keys));
+    let base = [add(0, "l1", 1, 0, 10), add(0, "l0", 0, 0, 100)];
+    // Level 0 overlaps are fine.
+    check(&k, &base, &[add(0, "n0", 0, 5, 6)], CommitKind::Compact).unwrap();
+    // Disjoint level-1 files are fine, in other buckets too.
+    check(&k, &base, &[add(0, "n1", 1, 11, 20)], CommitKind::Compact).unwrap();
+    check(&k, &base, &[add(1, "n1", 1, 5, 6)], CommitKind::Compact).unwrap();
+    // Touching or overlapping ranges on one level conflict.
+    let e = check(&k, &base, &[add(0, "n1", 1, 10, 20)], CommitKind::Compact).unwrap_err();
+    assert!(e.message().contains("LSM conflicts detected"), "{e}");
+    assert!(e.message().contains("l1") && e.message().contains("n1"), "{e}");
+    // Replacing the overlapped file in the same commit is fine.
+    let delta = [del(&base[0]), add(0, "n1", 1, 0, 20)];
+    check(&k, &base, &delta, CommitKind::Compact).unwrap();
+}
+
+#[test]
+fn total_buckets_must_stay_unless_overwriting() {
+    let a = add(0, "a", 0, 0, 9);
+    let mut b = add(1, "b", 0, 0, 9);
+    b.total_buckets = 4;
+    let e = check(&ctx(None), &[a.clone()], &[b.clone()], CommitKind::Append).unwrap_err();
+    assert!(e.message().contains("changed from 2 to 4"), "{e}");
+    check(&ctx(None), &[a.clone()], &[del(&a), b], CommitKind::Overwrite).unwrap();
+}
