@@ -39,7 +39,12 @@ fn the_delta_must_net_cleanly() {
     let a = add(0, "a", 0, 0, 9);
     let twice = check(&ctx(None), &[], &[a.clone(), a.clone()], CommitKind::Append);
     assert_eq!(twice.unwrap_err().kind(), ErrorKind::Conflict);
-    let readd = check(&ctx(None), &[a.clone()], &[del(&a), a.clone()], CommitKind::Overwrite);
+    let readd = check(
+        &ctx(None),
+        &[a.clone()],
+        &[del(&a), a.clone()],
+        CommitKind::Overwrite,
+    );
     assert_eq!(readd.unwrap_err().kind(), ErrorKind::Conflict);
     let live = check(&ctx(None), &[a.clone()], &[a], CommitKind::Append);
     assert_eq!(live.unwrap_err().kind(), ErrorKind::Conflict);
@@ -58,7 +63,10 @@ fn overlapping_keys_conflict_above_level_zero_only() {
     // Touching or overlapping ranges on one level conflict.
     let e = check(&k, &base, &[add(0, "n1", 1, 10, 20)], CommitKind::Compact).unwrap_err();
     assert!(e.message().contains("LSM conflicts detected"), "{e}");
-    assert!(e.message().contains("l1") && e.message().contains("n1"), "{e}");
+    assert!(
+        e.message().contains("l1") && e.message().contains("n1"),
+        "{e}"
+    );
     // Replacing the overlapped file in the same commit is fine.
     let delta = [del(&base[0]), add(0, "n1", 1, 0, 20)];
     check(&k, &base, &delta, CommitKind::Compact).unwrap();
@@ -71,5 +79,11 @@ fn total_buckets_must_stay_unless_overwriting() {
     b.total_buckets = 4;
     let e = check(&ctx(None), &[a.clone()], &[b.clone()], CommitKind::Append).unwrap_err();
     assert!(e.message().contains("changed from 2 to 4"), "{e}");
-    check(&ctx(None), &[a.clone()], &[del(&a), b], CommitKind::Overwrite).unwrap();
+    check(
+        &ctx(None),
+        &[a.clone()],
+        &[del(&a), b],
+        CommitKind::Overwrite,
+    )
+    .unwrap();
 }

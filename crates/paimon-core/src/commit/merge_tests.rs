@@ -61,7 +61,12 @@ async fn min_count_small_manifests_are_merged_with_netting() {
     let mut w = writer();
     let input = manifests(
         &mut w,
-        vec![vec![add("a")], vec![add("b")], vec![del("a"), add("c")], vec![del("x")]],
+        vec![
+            vec![add("a")],
+            vec![add("b")],
+            vec![del("a"), add("c")],
+            vec![del("x")],
+        ],
     )
     .await;
     let out = merge(input, &mut w, &options(1 << 20, 3, 16 << 20))
@@ -86,7 +91,12 @@ async fn groups_reaching_the_target_are_merged_and_the_tail_kept() {
     let mut w = writer();
     let input = manifests(
         &mut w,
-        vec![vec![add("a")], vec![add("b")], vec![add("c")], vec![add("d")]],
+        vec![
+            vec![add("a")],
+            vec![add("b")],
+            vec![add("c")],
+            vec![add("d")],
+        ],
     )
     .await;
     let size = input[0].file_size as u64;
@@ -137,7 +147,9 @@ async fn full_compaction_rewrites_a_big_manifest_holding_a_deleted_file() {
         .unwrap();
     let names = live_names(&w, &out).await;
     assert_eq!(names.len(), 40);
-    assert!(names.iter().all(|(k, n)| *k == FileKind::Add && n != "big-3"));
+    assert!(names
+        .iter()
+        .all(|(k, n)| *k == FileKind::Add && n != "big-3"));
 }
 
 #[tokio::test]

@@ -4,6 +4,8 @@ mod bad_input;
 mod bucket_pruning;
 mod bucket_random_tables;
 mod commit;
+mod commit_overwrite;
+mod commit_util;
 mod common;
 mod dv64;
 mod front_door;
