@@ -4,6 +4,7 @@ mod bad_input;
 mod bucket_pruning;
 mod bucket_random_tables;
 mod commit;
+mod commit_concurrent;
 mod commit_crash;
 mod commit_overwrite;
 mod commit_util;
