@@ -31,7 +31,7 @@ use crate::{Error, ErrorKind, Result};
 #[derive(Debug)]
 pub(crate) enum Outcome {
     /// The snapshot is published.
-    Published(Snapshot),
+    Published(Box<Snapshot>),
     /// Another commit took the snapshot id first: retry on the new latest snapshot.
     LostRace,
     /// Publishing failed in a way that may or may not have created the snapshot.
@@ -289,13 +289,13 @@ async fn publish(table: &Table, snapshot: Snapshot) -> Result<Outcome> {
     let io = table.file_io();
     let result = io.create_new(&path, json.clone()).await;
     let Err(e) = result else {
-        return Ok(Outcome::Published(snapshot));
+        return Ok(Outcome::Published(Box::new(snapshot)));
     };
     if e.kind() == ErrorKind::Unsupported {
         return Err(e);
     }
     match io.read(&path).await {
-        Ok(stored) if stored == json => Ok(Outcome::Published(snapshot)),
+        Ok(stored) if stored == json => Ok(Outcome::Published(Box::new(snapshot))),
         Ok(_) => Ok(Outcome::LostRace),
         Err(_) if e.kind() == ErrorKind::AlreadyExists => Ok(Outcome::LostRace),
         Err(_) => Ok(Outcome::Uncertain(e)),

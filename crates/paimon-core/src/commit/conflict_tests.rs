@@ -26,7 +26,13 @@ fn del(e: &ManifestEntry) -> ManifestEntry {
 fn deleting_a_file_that_is_no_longer_live_conflicts() {
     let a = add(0, "a", 0, 0, 9);
     let b = add(0, "b", 0, 0, 9);
-    let e = check(&ctx(None), &[b.clone()], &[del(&a)], CommitKind::Compact).unwrap_err();
+    let e = check(
+        &ctx(None),
+        std::slice::from_ref(&b),
+        &[del(&a)],
+        CommitKind::Compact,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Conflict);
     assert!(e.message().contains("File deletion conflicts"), "{e}");
     assert!(e.context().iter().any(|(k, v)| *k == "file" && v == "a"));
@@ -41,12 +47,17 @@ fn the_delta_must_net_cleanly() {
     assert_eq!(twice.unwrap_err().kind(), ErrorKind::Conflict);
     let readd = check(
         &ctx(None),
-        &[a.clone()],
+        std::slice::from_ref(&a),
         &[del(&a), a.clone()],
         CommitKind::Overwrite,
     );
     assert_eq!(readd.unwrap_err().kind(), ErrorKind::Conflict);
-    let live = check(&ctx(None), &[a.clone()], &[a], CommitKind::Append);
+    let live = check(
+        &ctx(None),
+        std::slice::from_ref(&a),
+        std::slice::from_ref(&a),
+        CommitKind::Append,
+    );
     assert_eq!(live.unwrap_err().kind(), ErrorKind::Conflict);
 }
 
@@ -77,11 +88,17 @@ fn total_buckets_must_stay_unless_overwriting() {
     let a = add(0, "a", 0, 0, 9);
     let mut b = add(1, "b", 0, 0, 9);
     b.total_buckets = 4;
-    let e = check(&ctx(None), &[a.clone()], &[b.clone()], CommitKind::Append).unwrap_err();
+    let e = check(
+        &ctx(None),
+        std::slice::from_ref(&a),
+        std::slice::from_ref(&b),
+        CommitKind::Append,
+    )
+    .unwrap_err();
     assert!(e.message().contains("changed from 2 to 4"), "{e}");
     check(
         &ctx(None),
-        &[a.clone()],
+        std::slice::from_ref(&a),
         &[del(&a), b],
         CommitKind::Overwrite,
     )

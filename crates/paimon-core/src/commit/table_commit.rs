@@ -129,7 +129,7 @@ impl TableCommit {
             match try_commit_once(&self.table, changes, latest.as_ref(), &mut w).await {
                 Ok(Outcome::Published(s)) => {
                     self.write_hints(s.id).await;
-                    return Ok(s);
+                    return Ok(*s);
                 }
                 Ok(Outcome::LostRace) => w.clean_up().await,
                 Ok(Outcome::Uncertain(e)) => {
