@@ -307,3 +307,51 @@ fn now_millis() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commit::test_support::{entry, file};
+
+    #[test]
+    fn row_tracking_numbers_append_files_and_stamps_zero_sequences() {
+        let mut a = file("a", 10, 0, 0, 0);
+        a.min_sequence_number = 0;
+        a.max_sequence_number = 0;
+        let mut b = file("b", 5, 0, 0, 0);
+        b.min_sequence_number = 3;
+        b.max_sequence_number = 0;
+        let mut c = file("c", 7, 0, 0, 0);
+        c.first_row_id = Some(100);
+        let mut d = file("d", 2, 0, 0, 0);
+        d.file_source = Some(1);
+        let mut entries = vec![
+            entry(FileKind::Add, 0, a),
+            entry(FileKind::Add, 0, b),
+            entry(FileKind::Add, 0, c),
+            entry(FileKind::Add, 0, d),
+            entry(FileKind::Delete, 0, file("e", 4, 0, 0, 0)),
+        ];
+        assert_eq!(assign_row_ids(&mut entries, 9, 40), 55);
+        let f = |i: usize| &entries[i].file;
+        assert_eq!(
+            (
+                f(0).first_row_id,
+                f(0).min_sequence_number,
+                f(0).max_sequence_number
+            ),
+            (Some(40), 9, 9)
+        );
+        assert_eq!(
+            (
+                f(1).first_row_id,
+                f(1).min_sequence_number,
+                f(1).max_sequence_number
+            ),
+            (Some(50), 3, 9)
+        );
+        assert_eq!(f(2).first_row_id, Some(100));
+        assert_eq!(f(3).first_row_id, None, "compaction output keeps its ids");
+        assert_eq!(f(4).first_row_id, None, "deletes are untouched");
+    }
+}

@@ -391,3 +391,146 @@ async fn a_retried_commit_is_applied_once() {
     assert_eq!(last.id, before.id + 3);
     assert_eq!(last.total_record_count, Some(total + 3 * rows));
 }
+
+#[tokio::test]
+async fn first_snapshot_fields_and_hints_are_javas() {
+    let Some(path) = fixture_copy("fresh", "append_unaware") else {
+        return;
+    };
+    let source = open(&path).await;
+    let live = splits(&source, None).await;
+    let rows: i64 = live
+        .iter()
+        .flat_map(|d| d.files.iter())
+        .map(|f| f.row_count)
+        .sum();
+    let want = all_rows(&path).await;
+    // The same data files, but no snapshot and no manifest yet.
+    std::fs::remove_dir_all(path.join("snapshot")).unwrap();
+    std::fs::remove_dir_all(path.join("manifest")).unwrap();
+    let msgs: Vec<CommitMessage> = live
+        .iter()
+        .map(|d| {
+            let mut m = CommitMessage::new(d.partition.clone(), d.bucket, d.total_buckets);
+            m.new_files = d.files.clone();
+            m
+        })
+        .collect();
+    let table = open(&path).await;
+    assert!(table
+        .new_commit()
+        .commit_messages(&[], USER)
+        .await
+        .unwrap()
+        .is_empty());
+    let s = table
+        .new_commit()
+        .commit_messages(&msgs, USER)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!((s.id, s.version, s.schema_id), (1, 3, 0));
+    assert_eq!(s.commit_kind, CommitKind::Append);
+    assert_eq!(s.commit_identifier, i64::MAX);
+    assert_eq!(
+        (s.total_record_count, s.delta_record_count),
+        (Some(rows), Some(rows))
+    );
+    assert_eq!(
+        (s.next_row_id, s.watermark, s.index_manifest.clone()),
+        (Some(0), None, None)
+    );
+    assert!(list(&path, &s.base_manifest_list).is_empty());
+    assert_eq!(list(&path, &s.delta_manifest_list).len(), 1);
+    // Exactly Java 2.0's keys, in its order (no changelog, index or watermark keys here).
+    let text = std::fs::read_to_string(path.join("snapshot/snapshot-1")).unwrap();
+    let keys: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \"")?.split('"').next())
+        .collect();
+    let java = [
+        "version",
+        "uuid",
+        "id",
+        "schemaId",
+        "baseManifestList",
+        "baseManifestListSize",
+        "deltaManifestList",
+        "deltaManifestListSize",
+        "commitUser",
+        "commitIdentifier",
+        "commitKind",
+        "timeMillis",
+        "totalRecordCount",
+        "deltaRecordCount",
+        "nextRowId",
+    ];
+    assert_eq!(keys, java, "snapshot keys");
+    for hint in ["LATEST", "EARLIEST"] {
+        assert_eq!(
+            std::fs::read_to_string(path.join("snapshot").join(hint)).unwrap(),
+            "1"
+        );
+    }
+    assert_eq!(all_rows(&path).await, want);
+
+    // A watermark is kept by later snapshots, which take the larger one.
+    let c = table.new_commit();
+    let mut changes = paimon_core::commit::CommitChanges::new(vec![], CommitKind::Append, USER);
+    changes.watermark = Some(100);
+    assert_eq!(c.commit(&changes).await.unwrap().watermark, Some(100));
+    changes.watermark = Some(50);
+    assert_eq!(c.commit(&changes).await.unwrap().watermark, Some(100));
+    changes.watermark = None;
+    let last = c.commit(&changes).await.unwrap();
+    assert_eq!((last.id, last.watermark), (4, Some(100)));
+    assert_eq!(
+        std::fs::read_to_string(path.join("snapshot/EARLIEST")).unwrap(),
+        "1"
+    );
+    register_for_pypaimon("fresh", "append_unaware", json!({}));
+}
+
+#[tokio::test]
+async fn a_compaction_of_an_overwritten_partition_conflicts() {
+    let Some(path) = fixture_copy("overwrite_then_compact", "pk_partitioned") else {
+        return;
+    };
+    let table = open(&path).await;
+    let live = splits(&table, None).await;
+    let d = live[0].clone();
+    // A compaction planned on the current files of one bucket ...
+    let mut compact = CommitMessage::new(d.partition.clone(), d.bucket, d.total_buckets);
+    compact.compact_before = d.files.clone();
+    compact.compact_after = copies(std::slice::from_ref(&d)).remove(0).new_files;
+    // ... loses its inputs to an overwrite of the partition committed first.
+    let mine: Vec<_> = live
+        .iter()
+        .filter(|x| x.partition == d.partition)
+        .cloned()
+        .collect();
+    table
+        .new_commit()
+        .overwrite_messages(&copies(&mine), USER, None)
+        .await
+        .unwrap();
+    let before = table.snapshot_manager().latest_snapshot_id().await.unwrap();
+    let e = table
+        .new_commit()
+        .commit_messages(&[compact], USER)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
+    let text = e.to_string();
+    assert!(text.contains("File deletion conflicts detected"), "{text}");
+    assert!(
+        text.contains(&d.files[0].file_name) || d.files.iter().any(|f| text.contains(&f.file_name)),
+        "{text}"
+    );
+    assert!(text.contains("dt="), "names the partition: {text}");
+    assert!(text.contains(&format!("bucket: {}", d.bucket)), "{text}");
+    assert_eq!(
+        table.snapshot_manager().latest_snapshot_id().await.unwrap(),
+        before
+    );
+}
