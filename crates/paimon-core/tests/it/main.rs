@@ -6,6 +6,7 @@ mod bucket_random_tables;
 mod commit;
 mod commit_concurrent;
 mod commit_crash;
+mod commit_layout;
 mod commit_overwrite;
 mod commit_util;
 mod common;
