@@ -57,7 +57,7 @@ def main():
         failed += not ok
         name = t["table"]
         if "tables-" in t.get("_index", ""):
-            name += " [%s]" % os.path.basename(os.path.dirname(t["rewritten"]))
+            name += " [%s]" % t["_index"][len("tables-"):-len(".json")]
         print("%-50s %s (%s)" % (name, "ok" if ok else "MISMATCH", detail))
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed or not passed else 0)

@@ -186,37 +186,48 @@ async fn merged_java_manifests_carry_the_union_of_javas_rows() {
     eprintln!("{checked} Java tables merged");
 }
 
-/// A merged Java table left for pypaimon (`target/committed/java_merged`).
+/// Merged Java tables left for pypaimon (`target/committed/java_merged`): those of the
+/// fixtures pypaimon 2.1 reads.
 #[tokio::test]
-async fn merged_java_table_for_pypaimon() {
-    let src = java_fixtures().join("parquet/append_09.db/append_09");
-    let warehouse = committed_root().join("java_merged").join("warehouse");
-    let _ = std::fs::remove_dir_all(committed_root().join("java_merged"));
-    let copy = warehouse.join("append_09.db/append_09");
-    copy_dir(&src, &copy);
-    let opts = HashMap::from([("manifest.merge-min-count".to_string(), "1".to_string())]);
-    let table = Table::open_with(
-        paimon_core::FileIO::default(),
-        copy.to_str().unwrap(),
-        &opts,
-    )
-    .await
-    .unwrap();
-    let s = table
-        .new_commit()
-        .commit(&CommitChanges::new(vec![], CommitKind::Append, "layout"))
+async fn merged_java_tables_for_pypaimon() {
+    let root = committed_root().join("java_merged");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut entries = Vec::new();
+    for name in [
+        "pk_table_scan_and_read_mor",
+        "append_table_with_alter_table",
+        "pk_btree_e2e",
+        "pk_table_scan_and_read_dv",
+    ] {
+        let src = java_fixtures().join(format!("parquet/{name}.db/{name}"));
+        let warehouse = root.join(name);
+        let copy = warehouse.join(format!("{name}.db/{name}"));
+        copy_dir(&src, &copy);
+        let want = all_rows(&copy).await;
+        let opts = HashMap::from([("manifest.merge-min-count".to_string(), "1".to_string())]);
+        let table = Table::open_with(
+            paimon_core::FileIO::default(),
+            copy.to_str().unwrap(),
+            &opts,
+        )
         .await
         .unwrap();
-    assert_eq!(list(&copy, &s.base_manifest_list).len(), 1);
-    let index = json!({ "tables": [{
-        "table": "append_09.append_09",
-        "original": java_fixtures().join("parquet").to_str().unwrap(),
-        "rewritten": warehouse.to_str().unwrap(),
-    }]});
-    std::fs::create_dir_all(committed_root()).unwrap();
+        let s = table
+            .new_commit()
+            .commit(&CommitChanges::new(vec![], CommitKind::Append, "layout"))
+            .await
+            .unwrap();
+        assert!(list(&copy, &s.base_manifest_list).len() <= 1, "{name}");
+        assert_eq!(all_rows(&copy).await, want, "{name}");
+        entries.push(json!({
+            "table": format!("{name}.{name}"),
+            "original": java_fixtures().join("parquet").to_str().unwrap(),
+            "rewritten": warehouse.to_str().unwrap(),
+        }));
+    }
     std::fs::write(
         committed_root().join("tables-java_merged.json"),
-        index.to_string(),
+        json!({ "tables": entries }).to_string(),
     )
     .unwrap();
 }
