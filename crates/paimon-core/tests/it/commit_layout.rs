@@ -231,3 +231,80 @@ async fn merged_java_tables_for_pypaimon() {
     )
     .unwrap();
 }
+
+/// A deletion-vector file replaced through a writer message: the index manifest keeps one DV
+/// file per (partition, bucket), the commit is an OVERWRITE, and readers (ours and pypaimon)
+/// see the same rows.
+#[tokio::test]
+async fn a_replaced_deletion_vector_file_replaces_its_bucket_entry() {
+    use paimon_core::commit::CommitMessage;
+    use paimon_core::spec::manifest::decode_index_manifest;
+    let name = "pk_table_scan_and_read_dv";
+    let src = java_fixtures().join(format!("parquet/{name}.db/{name}"));
+    let root = committed_root().join("dv_replaced");
+    let _ = std::fs::remove_dir_all(&root);
+    let copy = root.join(format!("warehouse/{name}.db/{name}"));
+    copy_dir(&src, &copy);
+    let want = all_rows(&copy).await;
+    let table = Table::open(copy.to_str().unwrap()).await.unwrap();
+    let latest = table
+        .snapshot_manager()
+        .latest_snapshot()
+        .await
+        .unwrap()
+        .unwrap();
+    let index_name = latest.index_manifest.clone().unwrap();
+    let read_index = |n: &str| {
+        decode_index_manifest(&std::fs::read(copy.join("manifest").join(n)).unwrap(), n).unwrap()
+    };
+    let before = read_index(&index_name);
+    let old = before
+        .iter()
+        .find(|e| e.index_type == "DELETION_VECTORS")
+        .unwrap()
+        .clone();
+    let mut new = old.clone();
+    new.file_name = format!("index-{}-0", uuid::Uuid::new_v4());
+    std::fs::copy(
+        copy.join("index").join(&old.file_name),
+        copy.join("index").join(&new.file_name),
+    )
+    .unwrap();
+    let mut m = CommitMessage::new(old.partition.clone(), old.bucket, 2);
+    m.deleted_index_files = vec![old.clone()];
+    m.new_index_files = vec![new.clone()];
+    let s = table
+        .new_commit()
+        .commit_messages(&[m], "dv")
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(s.commit_kind, CommitKind::Overwrite);
+    let after = read_index(s.index_manifest.as_deref().unwrap());
+    assert_eq!(after.len(), before.len());
+    assert!(after.iter().any(|e| e.file_name == new.file_name));
+    assert!(!after.iter().any(|e| e.file_name == old.file_name));
+    let per_bucket: std::collections::HashSet<_> = after
+        .iter()
+        .filter(|e| e.index_type == "DELETION_VECTORS")
+        .map(|e| (e.partition.clone(), e.bucket))
+        .collect();
+    assert_eq!(
+        per_bucket.len(),
+        after
+            .iter()
+            .filter(|e| e.index_type == "DELETION_VECTORS")
+            .count()
+    );
+    assert_eq!(all_rows(&copy).await, want);
+    let index = json!({ "tables": [{
+        "table": format!("{name}.{name}"),
+        "original": java_fixtures().join("parquet").to_str().unwrap(),
+        "rewritten": root.join("warehouse").to_str().unwrap(),
+    }]});
+    std::fs::write(
+        committed_root().join("tables-dv_replaced.json"),
+        index.to_string(),
+    )
+    .unwrap();
+}
