@@ -160,7 +160,9 @@ fn check_key_ranges(
         for pair in keyed.windows(2) {
             let [a, b] = pair else { continue };
             if compare_keys(&a.max, &b.min) != Ordering::Less {
-                let (x, y) = (entries[a.index], entries[b.index]);
+                let (Some(x), Some(y)) = (entries.get(a.index), entries.get(b.index)) else {
+                    continue;
+                };
                 return Err(ctx.error(
                     format!(
                         "LSM conflicts detected! Give up committing. Conflict files are: {} and {} \

@@ -44,8 +44,8 @@ impl<K: PartialEq + Clone> Ordered<K> {
         self.position(k).is_some()
     }
     fn put(&mut self, k: K, v: IndexManifestEntry) {
-        match self.position(&k) {
-            Some(i) => self.values[i] = Some(v),
+        match self.position(&k).and_then(|i| self.values.get_mut(i)) {
+            Some(slot) => *slot = Some(v),
             None => {
                 self.keys.push(k);
                 self.values.push(Some(v));
@@ -53,8 +53,8 @@ impl<K: PartialEq + Clone> Ordered<K> {
         }
     }
     fn remove(&mut self, k: &K) {
-        if let Some(i) = self.position(k) {
-            self.values[i] = None;
+        if let Some(slot) = self.position(k).and_then(|i| self.values.get_mut(i)) {
+            *slot = None;
         }
     }
     fn into_values(self) -> Vec<IndexManifestEntry> {
