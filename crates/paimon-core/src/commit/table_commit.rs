@@ -117,12 +117,11 @@ impl TableCommit {
         let mut pending: Option<(i64, MetaWriter)> = None;
         loop {
             let latest = sm.latest_snapshot().await?;
-            if let Some((base, mut w)) = pending.take() {
-                if let Some(s) = self.find_committed(changes, base, latest.as_ref()).await? {
-                    self.write_hints(s.id).await;
-                    return Ok(s);
-                }
-                w.clean_up().await;
+            if let Some(s) = self
+                .resolve(pending.take(), changes, latest.as_ref())
+                .await?
+            {
+                return Ok(s);
             }
             let schema = sm.latest_schema().await?;
             let mut w = self.writer(schema.id, schema.partition_types()?);
@@ -142,8 +141,14 @@ impl TableCommit {
                 }
             }
             let elapsed = start.elapsed();
-            let timed_out = options.timeout.is_some_and(|t| elapsed > t);
-            if retries >= options.max_retries || timed_out {
+            if retries >= options.max_retries || options.timeout.is_some_and(|t| elapsed > t) {
+                let latest = sm.latest_snapshot().await?;
+                if let Some(s) = self
+                    .resolve(pending.take(), changes, latest.as_ref())
+                    .await?
+                {
+                    return Ok(s);
+                }
                 return Err(Error::new(
                     ErrorKind::Conflict,
                     format!(
@@ -154,14 +159,29 @@ impl TableCommit {
                 )
                 .with_context("table", self.table.location()));
             }
-            tokio::time::sleep(backoff(
-                options.min_retry_wait,
-                options.max_retry_wait,
-                retries,
-            ))
-            .await;
+            let wait = backoff(options.min_retry_wait, options.max_retry_wait, retries);
+            tokio::time::sleep(wait).await;
             retries += 1;
         }
+    }
+
+    /// Settles an attempt whose publish outcome was unknown: its snapshot when it landed
+    /// (hints written), else its files are removed and `None` returned.
+    async fn resolve(
+        &self,
+        pending: Option<(i64, MetaWriter)>,
+        changes: &CommitChanges,
+        latest: Option<&Snapshot>,
+    ) -> Result<Option<Snapshot>> {
+        let Some((base, mut w)) = pending else {
+            return Ok(None);
+        };
+        if let Some(s) = self.find_committed(changes, base, latest).await? {
+            self.write_hints(s.id).await;
+            return Ok(Some(s));
+        }
+        w.clean_up().await;
+        Ok(None)
     }
 
     /// The snapshot after `after` (up to `latest`) that `changes` already produced (same user,

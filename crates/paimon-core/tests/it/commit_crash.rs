@@ -188,3 +188,45 @@ async fn a_lost_acknowledgement_of_the_snapshot_is_recognised() {
     assert_eq!(snapshot_puts, 1, "no second attempt");
     assert_eq!(all_rows(&src).await, want);
 }
+
+#[tokio::test]
+async fn a_publish_that_keeps_failing_gives_up_after_the_retries_without_orphans() {
+    let Some(src) = fixture_copy("crash_give_up", "append_bucketed") else {
+        return;
+    };
+    let want = all_rows(&src).await;
+    let store = FailingStore::local();
+    let opts = HashMap::from([
+        ("commit.max-retries".to_string(), "2".to_string()),
+        ("commit.min-retry-wait".to_string(), "1 ms".to_string()),
+    ]);
+    let table = Table::open_with(store.file_io(), src.to_str().unwrap(), &opts)
+        .await
+        .unwrap();
+    let msgs = message(&table).await;
+    let before = latest_id(&src);
+    let files_before = manifest_files(&src);
+    store.set_rule(FailRule::Always("/snapshot/snapshot-".into()));
+    let e = table
+        .new_commit()
+        .commit_messages(&msgs, "u")
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), paimon_core::ErrorKind::Conflict, "{e}");
+    assert!(e.to_string().contains("with 2 retries"), "{e}");
+    let attempts = store
+        .puts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| p.contains("/snapshot/snapshot-"))
+        .count();
+    assert_eq!(attempts, 3, "one attempt and two retries");
+    assert_eq!(latest_id(&src), before);
+    assert_eq!(
+        manifest_files(&src),
+        files_before,
+        "every attempt's files removed"
+    );
+    assert_eq!(all_rows(&src).await, want);
+}

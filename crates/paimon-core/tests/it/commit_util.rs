@@ -134,6 +134,8 @@ pub enum FailRule {
     /// Every put whose path contains the pattern, once; with `after_write` the put is applied
     /// before the error is returned (a lost acknowledgement).
     Matching { pattern: String, after_write: bool },
+    /// Every put whose path contains the pattern, always, without writing.
+    Always(String),
 }
 
 /// An object store that fails puts by [`FailRule`] and records the paths put.
@@ -181,6 +183,7 @@ impl FailingStore {
                 pattern,
                 after_write,
             } => path.contains(pattern.as_str()).then_some(*after_write),
+            FailRule::Always(pattern) => return path.contains(pattern.as_str()).then_some(false),
         };
         if hit.is_some() {
             *rule = FailRule::Never;
