@@ -214,16 +214,10 @@ async fn check_conflicts(
     let reader = ManifestReader::new(table.file_io().clone(), table.location());
     let base = live_entries(&reader, latest, |p| Ok(partitions.contains(p))).await?;
     let fields = schema.partition_fields()?;
-    let key_types: Option<Vec<DataType>> = if schema.primary_keys.is_empty() {
+    let key_types = if table.options().commit.pk_clustering_override {
         None
     } else {
-        Some(
-            schema
-                .fields_of(&schema.trimmed_primary_keys())?
-                .into_iter()
-                .map(|f| f.data_type)
-                .collect(),
-        )
+        key_types(schema)?
     };
     let ctx = ConflictContext {
         partition_fields: &fields,
@@ -231,6 +225,15 @@ async fn check_conflicts(
         base_user: &latest.commit_user,
     };
     conflict::check(&ctx, &base, entries, kind)
+}
+
+/// The trimmed primary-key types; `None` for append tables.
+pub(crate) fn key_types(schema: &TableSchema) -> Result<Option<Vec<DataType>>> {
+    if schema.primary_keys.is_empty() {
+        return Ok(None);
+    }
+    let fields = schema.fields_of(&schema.trimmed_primary_keys())?;
+    Ok(Some(fields.into_iter().map(|f| f.data_type).collect()))
 }
 
 /// Java `RowTrackingCommitUtils`: sequence numbers of 0 become the snapshot id, APPEND files

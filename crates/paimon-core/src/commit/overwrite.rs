@@ -9,12 +9,14 @@
 //!   partial); an empty spec, or an unpartitioned table, is the whole table. Every new file must
 //!   lie inside the spec.
 
-use std::collections::{HashMap, HashSet};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::mergetree::interval_partition::{compare_keys, keyed_files};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use crate::spec::partition_path::partition_value_string;
-use crate::spec::types::DataField;
+use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
 /// The partitions an overwrite replaces.
@@ -137,6 +139,48 @@ pub(crate) fn overwrite_index(
     Ok(out)
 }
 
+/// Java `FileStoreCommitImpl#tryUpgrade` (`overwrite-upgrade`): when every new file of a
+/// primary-key overwrite is at level 0 in a real bucket, each bucket whose files' key ranges do
+/// not overlap has them committed at `max_level` (sorted by min key); other buckets keep
+/// theirs.
+pub(crate) fn try_upgrade(
+    entries: Vec<ManifestEntry>,
+    key_types: &[DataType],
+    max_level: i32,
+) -> Result<Vec<ManifestEntry>> {
+    if entries.iter().any(|e| e.file.level > 0 || e.bucket < 0) {
+        return Ok(entries);
+    }
+    let mut buckets: BTreeMap<(Vec<u8>, i32), Vec<ManifestEntry>> = BTreeMap::new();
+    for e in entries {
+        buckets
+            .entry((e.partition.clone(), e.bucket))
+            .or_default()
+            .push(e);
+    }
+    let mut out = Vec::new();
+    for (_, group) in buckets {
+        let files: Vec<_> = group.iter().map(|e| e.file.clone()).collect();
+        let mut keyed = keyed_files(&files, key_types)?;
+        keyed.sort_by(|a, b| compare_keys(&a.min, &b.min));
+        let disjoint = keyed
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if compare_keys(&a.max, &b.min) == Ordering::Less));
+        if !disjoint {
+            out.extend(group);
+            continue;
+        }
+        for k in keyed {
+            if let Some(e) = group.get(k.index) {
+                let mut e = e.clone();
+                e.file.level = max_level;
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +235,29 @@ mod tests {
         assert!(m.matches(&part("x", Some(1))).unwrap());
         let bad = spec(&[("nope", "1")]);
         assert!(PartitionMatcher::new(&bad, &f, DEFAULT, true).is_err());
+    }
+
+    #[test]
+    fn disjoint_level_zero_buckets_are_upgraded_to_the_max_level() {
+        use crate::commit::test_support::{entry, file, int_type};
+        let e =
+            |bucket, name: &str, min, max| entry(FileKind::Add, bucket, file(name, 1, 0, min, max));
+        let entries = vec![
+            e(0, "b", 20, 30),
+            e(0, "a", 0, 10),
+            e(1, "c", 0, 10),
+            e(1, "d", 10, 20),
+        ];
+        let out = try_upgrade(entries.clone(), &[int_type()], 5).unwrap();
+        let got: Vec<_> = out
+            .iter()
+            .map(|e| (e.file.file_name.as_str(), e.file.level))
+            .collect();
+        // Bucket 0 is disjoint (sorted by min key, upgraded); bucket 1 overlaps at key 10.
+        assert_eq!(got, [("a", 5), ("b", 5), ("c", 0), ("d", 0)]);
+        let mut high = entries.clone();
+        high[0].file.level = 1;
+        assert_eq!(try_upgrade(high.clone(), &[int_type()], 5).unwrap(), high);
     }
 
     #[test]

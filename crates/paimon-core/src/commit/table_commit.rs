@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use super::attempt::{try_commit_once, Outcome};
+use super::attempt::{key_types, try_commit_once, Outcome};
 use super::changes::{should_be_overwrite, EntryChanges};
-use super::overwrite::OverwriteScope;
+use super::overwrite::{try_upgrade, OverwriteScope};
 use super::writer::MetaWriter;
 use super::CommitMessage;
 use crate::catalog::Table;
@@ -273,7 +273,9 @@ impl TableCommit {
     }
 
     /// Overwrites with the writers' `messages` as one `OVERWRITE` snapshot (then a `COMPACT`
-    /// one for compaction changes). With `dynamic-partition-overwrite` (default) on a
+    /// one for compaction changes). Without compaction changes, new level-0 files of a
+    /// primary-key table are committed at the highest level per bucket whose key ranges are
+    /// disjoint (`overwrite-upgrade`). With `dynamic-partition-overwrite` (default) on a
     /// partitioned table the partitions of the new files are replaced (no new files: nothing
     /// is overwritten); otherwise the partitions matching `static_partition` (column → value
     /// as in partition directories; `None` or empty = the whole table), and every new file must
@@ -284,7 +286,18 @@ impl TableCommit {
         commit_user: &str,
         static_partition: Option<&HashMap<String, String>>,
     ) -> Result<Vec<Snapshot>> {
-        let changes = EntryChanges::collect(messages);
+        let mut changes = EntryChanges::collect(messages);
+        let options = self.table.options();
+        let with_compact = !changes.compact.is_empty() || !changes.compact_index.is_empty();
+        if !with_compact
+            && options.commit.overwrite_upgrade
+            && !options.commit.pk_clustering_override
+        {
+            if let Some(keys) = key_types(self.table.schema())? {
+                let append = std::mem::take(&mut changes.append);
+                changes.append = try_upgrade(append, &keys, options.num_levels() - 1)?;
+            }
+        }
         let partitioned = !self.table.schema().partition_keys.is_empty();
         let scope = if partitioned && self.table.options().commit.dynamic_partition_overwrite {
             if changes.append.is_empty() {

@@ -534,3 +534,41 @@ async fn a_compaction_of_an_overwritten_partition_conflicts() {
         before
     );
 }
+
+#[tokio::test]
+async fn overwrite_upgrades_disjoint_level_zero_files_to_the_max_level() {
+    // A primary-key table without retraction rows (a raw read of an upgraded file is exact).
+    let Some(path) = fixture_copy("overwrite_upgrade", "schema_evolved") else {
+        return;
+    };
+    let table = open(&path).await;
+    let live = splits(&table, None).await;
+    // One level-0 file per bucket: trivially key-disjoint, so upgraded.
+    let mut firsts: Vec<paimon_core::scan::DataSplit> = Vec::new();
+    for d in &live {
+        if firsts.iter().all(|f| f.bucket != d.bucket) {
+            firsts.push(paimon_core::scan::DataSplit {
+                files: vec![d.files[0].clone()],
+                ..d.clone()
+            });
+        }
+    }
+    assert!(firsts.iter().all(|d| d.files[0].level == 0));
+    let want = rows_of(&table, &firsts).await;
+    let s = table
+        .new_commit()
+        .overwrite_messages(&copies(&firsts), USER, None)
+        .await
+        .unwrap();
+    assert_eq!(s[0].commit_kind, CommitKind::Overwrite);
+    let max = table.options().num_levels() - 1;
+    let now = splits(&open(&path).await, None).await;
+    assert_eq!(
+        now.iter().map(|d| d.files.len()).sum::<usize>(),
+        firsts.len()
+    );
+    for d in &now {
+        assert!(d.files.iter().all(|f| f.level == max), "{:?}", d.files);
+    }
+    assert_eq!(all_rows(&path).await, want);
+}

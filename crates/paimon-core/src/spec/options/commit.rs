@@ -23,6 +23,10 @@ pub const COMMIT_MAX_RETRY_WAIT: &str = "commit.max-retry-wait";
 pub const COMMIT_TIMEOUT: &str = "commit.timeout";
 /// `dynamic-partition-overwrite`, default true.
 pub const DYNAMIC_PARTITION_OVERWRITE: &str = "dynamic-partition-overwrite";
+/// `overwrite-upgrade`, default true.
+pub const OVERWRITE_UPGRADE: &str = "overwrite-upgrade";
+/// `pk-clustering-override`, default false.
+pub const PK_CLUSTERING_OVERRIDE: &str = "pk-clustering-override";
 
 /// The committer's options; field docs name the key and its default.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +47,12 @@ pub struct CommitOptions {
     pub timeout: Option<Duration>,
     /// `dynamic-partition-overwrite` (true).
     pub dynamic_partition_overwrite: bool,
+    /// `overwrite-upgrade` (true): an overwrite of a primary-key table commits non-overlapping
+    /// level-0 files of a bucket at the highest level.
+    pub overwrite_upgrade: bool,
+    /// `pk-clustering-override` (false): files are not sorted by the primary key (no key-range
+    /// conflict check, no overwrite upgrade).
+    pub pk_clustering_override: bool,
 }
 
 impl CommitOptions {
@@ -76,6 +86,8 @@ impl CommitOptions {
                 .unwrap_or(Duration::from_secs(10)),
             timeout: r.parse_with(COMMIT_TIMEOUT, &[], parse_duration)?,
             dynamic_partition_overwrite: r.bool(DYNAMIC_PARTITION_OVERWRITE, true)?,
+            overwrite_upgrade: r.bool(OVERWRITE_UPGRADE, true)?,
+            pk_clustering_override: r.bool(PK_CLUSTERING_OVERRIDE, false)?,
         })
     }
 }
@@ -139,6 +151,8 @@ mod tests {
         assert_eq!(d.max_retry_wait, Duration::from_secs(10));
         assert_eq!(d.timeout, None);
         assert!(d.dynamic_partition_overwrite);
+        assert!(d.overwrite_upgrade);
+        assert!(!d.pk_clustering_override);
         let map: HashMap<String, String> = [
             (MANIFEST_MERGE_MIN_COUNT, "3"),
             (MANIFEST_TARGET_FILE_SIZE, "1 kb"),
