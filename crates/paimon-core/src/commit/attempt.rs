@@ -84,12 +84,7 @@ async fn attempt_changes(
     };
     let fields = schema.partition_fields()?;
     let o = table.options();
-    let matcher = PartitionMatcher::new(
-        scope,
-        &fields,
-        &o.partition_default_name,
-        o.partition_legacy_name,
-    )?;
+    let matcher = PartitionMatcher::new(scope, &fields, &o.partition_default_name)?;
     let adds: Vec<ManifestEntry> = changes
         .entries
         .iter()

@@ -5,18 +5,19 @@
 //!
 //! - Dynamic (`dynamic-partition-overwrite`, default true, on a partitioned table): the
 //!   partitions of the new files; no new files means nothing is overwritten.
-//! - Static: a partition spec (column → value as in partition directory names, possibly
-//!   partial); an empty spec, or an unpartitioned table, is the whole table. Every new file must
-//!   lie inside the spec.
+//! - Static: a partition spec (column → value string, cast to the column type as Java does;
+//!   `partition.default-name` means null; possibly partial); an empty spec, or an unpartitioned
+//!   table, is the whole table. Every new file must lie inside the spec.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::expr::{convert_literal, Literal};
 use crate::mergetree::interval_partition::{compare_keys, keyed_files};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
-use crate::spec::partition_path::partition_value_string;
 use crate::spec::types::{DataField, DataType};
+use crate::spec::Datum;
 use crate::{Error, Result};
 
 /// The partitions an overwrite replaces.
@@ -26,61 +27,74 @@ pub enum OverwriteScope {
     Partitions(HashSet<Vec<u8>>),
     /// The partitions matching a (possibly partial) static spec; empty = the whole table.
     Spec(HashMap<String, String>),
+    /// The partitions matching any of these (possibly partial) specs (dropping partitions).
+    AnySpec(Vec<HashMap<String, String>>),
 }
+
+/// One spec as (column position, value) pairs; `None` values match nulls.
+type TypedSpec = Vec<(usize, Option<Datum>)>;
 
 /// Decides whether a serialized partition row is overwritten.
 pub(crate) struct PartitionMatcher<'a> {
     scope: &'a OverwriteScope,
-    fields: &'a [DataField],
-    default_name: &'a str,
-    legacy_name: bool,
+    types: Vec<DataType>,
+    specs: Vec<TypedSpec>,
 }
 
 impl<'a> PartitionMatcher<'a> {
-    /// A matcher of `scope` over partition columns `fields`; spec values compare with the
-    /// directory value strings (`partition.default-name` for nulls, `partition.legacy-name`).
+    /// A matcher of `scope` over partition columns `fields`. Spec values are cast from their
+    /// strings to the column types, and `default_name` (`partition.default-name`) means null,
+    /// as Java's `InternalRowPartitionComputer#convertSpecToInternal` does.
     pub(crate) fn new(
         scope: &'a OverwriteScope,
-        fields: &'a [DataField],
-        default_name: &'a str,
-        legacy_name: bool,
+        fields: &[DataField],
+        default_name: &str,
     ) -> Result<Self> {
-        if let OverwriteScope::Spec(spec) = scope {
-            if let Some(k) = spec.keys().find(|k| !fields.iter().any(|f| &f.name == *k)) {
-                return Err(Error::invalid_argument(format!(
-                    "'{k}' in the overwrite partition spec is not a partition column"
-                )));
+        let specs: &[HashMap<String, String>] = match scope {
+            OverwriteScope::Partitions(_) => &[],
+            OverwriteScope::Spec(spec) => std::slice::from_ref(spec),
+            OverwriteScope::AnySpec(specs) => specs,
+        };
+        let mut typed = Vec::new();
+        for spec in specs {
+            let mut one = TypedSpec::new();
+            for (k, v) in spec {
+                let Some(i) = fields.iter().position(|f| &f.name == k) else {
+                    return Err(Error::invalid_argument(format!(
+                        "'{k}' in the overwrite partition spec is not a partition column"
+                    )));
+                };
+                let value = if v == default_name {
+                    None
+                } else {
+                    let ty = &fields[i].data_type;
+                    convert_literal(&Literal::String(v.clone()), ty)
+                        .map_err(|e| e.with_context("partition column", k.clone()))?
+                };
+                one.push((i, value));
             }
+            typed.push(one);
         }
         Ok(PartitionMatcher {
             scope,
-            fields,
-            default_name,
-            legacy_name,
+            types: fields.iter().map(|f| f.data_type.clone()).collect(),
+            specs: typed,
         })
     }
 
     /// Whether `partition` is overwritten.
     pub(crate) fn matches(&self, partition: &[u8]) -> Result<bool> {
-        match self.scope {
-            OverwriteScope::Partitions(set) => Ok(set.contains(partition)),
-            OverwriteScope::Spec(spec) if spec.is_empty() => Ok(true),
-            OverwriteScope::Spec(spec) => {
-                let types: Vec<_> = self.fields.iter().map(|f| f.data_type.clone()).collect();
-                let values = BinaryRow::from_serialized(partition)?.decode(&types)?;
-                Ok(self.fields.iter().zip(&values).all(|(f, v)| {
-                    spec.get(&f.name).is_none_or(|want| {
-                        let got = partition_value_string(
-                            v.as_ref(),
-                            &f.data_type,
-                            self.default_name,
-                            self.legacy_name,
-                        );
-                        &got == want
-                    })
-                }))
-            }
+        if let OverwriteScope::Partitions(set) = self.scope {
+            return Ok(set.contains(partition));
         }
+        let values = BinaryRow::from_serialized(partition)?.decode(&self.types)?;
+        Ok(self.specs.iter().any(|spec| {
+            spec.iter().all(|(i, want)| match (values.get(*i), want) {
+                (Some(None), None) => true,
+                (Some(Some(got)), Some(want)) => got.compare(want) == Some(Ordering::Equal),
+                _ => false,
+            })
+        }))
     }
 
     /// Fails when a new file lies outside a static spec (Java: "the changes in ... does not
@@ -212,6 +226,28 @@ mod tests {
     }
 
     #[test]
+    fn static_spec_values_are_cast_to_the_column_types() {
+        let f = vec![DataField::new(
+            0,
+            "d",
+            DataType {
+                nullable: true,
+                kind: TypeKind::Date,
+            },
+        )];
+        let row = encode(&[Some(Datum::Date(19723))], &[f[0].data_type.clone()])
+            .unwrap()
+            .serialize();
+        let day = OverwriteScope::Spec([("d".to_string(), "2024-01-01".to_string())].into());
+        assert!(PartitionMatcher::new(&day, &f, DEFAULT)
+            .unwrap()
+            .matches(&row)
+            .unwrap());
+        let bad = OverwriteScope::Spec([("d".to_string(), "someday".to_string())].into());
+        assert!(PartitionMatcher::new(&bad, &f, DEFAULT).is_err());
+    }
+
+    #[test]
     fn static_spec_matches_partially_and_by_directory_value() {
         let f = fields();
         let spec = |pairs: &[(&str, &str)]| {
@@ -223,18 +259,18 @@ mod tests {
             )
         };
         let day = spec(&[("dt", "2024-01-01")]);
-        let m = PartitionMatcher::new(&day, &f, DEFAULT, true).unwrap();
+        let m = PartitionMatcher::new(&day, &f, DEFAULT).unwrap();
         assert!(m.matches(&part("2024-01-01", Some(3))).unwrap());
         assert!(!m.matches(&part("2024-01-02", Some(3))).unwrap());
         let hour = spec(&[("dt", "2024-01-01"), ("hh", "__DEFAULT_PARTITION__")]);
-        let m = PartitionMatcher::new(&hour, &f, DEFAULT, true).unwrap();
+        let m = PartitionMatcher::new(&hour, &f, DEFAULT).unwrap();
         assert!(m.matches(&part("2024-01-01", None)).unwrap());
         assert!(!m.matches(&part("2024-01-01", Some(1))).unwrap());
         let all = spec(&[]);
-        let m = PartitionMatcher::new(&all, &f, DEFAULT, true).unwrap();
+        let m = PartitionMatcher::new(&all, &f, DEFAULT).unwrap();
         assert!(m.matches(&part("x", Some(1))).unwrap());
         let bad = spec(&[("nope", "1")]);
-        assert!(PartitionMatcher::new(&bad, &f, DEFAULT, true).is_err());
+        assert!(PartitionMatcher::new(&bad, &f, DEFAULT).is_err());
     }
 
     #[test]
@@ -264,7 +300,7 @@ mod tests {
     fn dynamic_scope_is_the_set_of_partitions() {
         let f = fields();
         let scope = OverwriteScope::Partitions([part("a", Some(1))].into());
-        let m = PartitionMatcher::new(&scope, &f, DEFAULT, true).unwrap();
+        let m = PartitionMatcher::new(&scope, &f, DEFAULT).unwrap();
         assert!(m.matches(&part("a", Some(1))).unwrap());
         assert!(!m.matches(&part("a", Some(2))).unwrap());
     }

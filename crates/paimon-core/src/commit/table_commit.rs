@@ -278,8 +278,8 @@ impl TableCommit {
     /// disjoint (`overwrite-upgrade`). With `dynamic-partition-overwrite` (default) on a
     /// partitioned table the partitions of the new files are replaced (no new files: nothing
     /// is overwritten); otherwise the partitions matching `static_partition` (column → value
-    /// as in partition directories; `None` or empty = the whole table), and every new file must
-    /// lie inside it.
+    /// string cast to the column type, `partition.default-name` = null, possibly partial;
+    /// `None` or empty = the whole table), and every new file must lie inside it.
     pub async fn overwrite_messages(
         &self,
         messages: &[CommitMessage],
@@ -323,6 +323,33 @@ impl TableCommit {
         };
         self.commit_entry_changes(changes, commit_user, BATCH_COMMIT_IDENTIFIER, Some(scope))
             .await
+    }
+
+    /// Deletes every file of the table as one `OVERWRITE` snapshot (Java `truncateTable`).
+    pub async fn truncate(&self, commit_user: &str) -> Result<Snapshot> {
+        self.overwrite_scope(OverwriteScope::Spec(HashMap::new()), commit_user)
+            .await
+    }
+
+    /// Deletes every file of the partitions matching any of `partitions` (specs as for
+    /// [`Self::overwrite_messages`]; a partial spec matches all its sub-partitions) as one
+    /// `OVERWRITE` snapshot (Java `dropPartitions`).
+    pub async fn drop_partitions(
+        &self,
+        partitions: &[HashMap<String, String>],
+        commit_user: &str,
+    ) -> Result<Snapshot> {
+        if partitions.is_empty() {
+            return Err(Error::invalid_argument("Partitions list cannot be empty."));
+        }
+        let scope = OverwriteScope::AnySpec(partitions.to_vec());
+        self.overwrite_scope(scope, commit_user).await
+    }
+
+    async fn overwrite_scope(&self, scope: OverwriteScope, commit_user: &str) -> Result<Snapshot> {
+        let mut changes = CommitChanges::new(vec![], CommitKind::Overwrite, commit_user);
+        changes.overwrite = Some(scope);
+        self.commit(&changes).await
     }
 
     async fn commit_entry_changes(

@@ -572,3 +572,37 @@ async fn overwrite_upgrades_disjoint_level_zero_files_to_the_max_level() {
     }
     assert_eq!(all_rows(&path).await, want);
 }
+
+#[tokio::test]
+async fn drop_partitions_and_truncate() {
+    let Some(path) = fixture_copy("drop_partitions", "pk_partitioned") else {
+        return;
+    };
+    let table = open(&path).await;
+    let live = splits(&table, None).await;
+    let value = |d: &paimon_core::scan::DataSplit, k: &str| {
+        d.partition_values
+            .iter()
+            .find(|(n, _)| n == k)
+            .unwrap()
+            .1
+            .clone()
+            .unwrap()
+    };
+    let (dt, region) = (value(&live[0], "dt"), value(&live[0], "region"));
+    let gone: Vec<_> = live
+        .iter()
+        .filter(|d| value(d, "dt") == dt && value(d, "region") == region)
+        .cloned()
+        .collect();
+    let want = without(&all_rows(&path).await, &rows_of(&table, &gone).await);
+    let spec = HashMap::from([("dt".to_string(), dt), ("region".to_string(), region)]);
+    let c = table.new_commit();
+    assert!(c.drop_partitions(&[], USER).await.is_err());
+    let s = c.drop_partitions(&[spec], USER).await.unwrap();
+    assert_eq!(s.commit_kind, CommitKind::Overwrite);
+    assert_eq!(all_rows(&path).await, want);
+    let s = c.truncate(USER).await.unwrap();
+    assert_eq!(s.total_record_count, Some(0));
+    assert!(all_rows(&path).await.is_empty());
+}
