@@ -145,17 +145,7 @@ pub(crate) async fn try_commit_once(
     let delta = w.write_manifests(&entries).await?;
     let (delta_name, delta_size) = w.write_list(&delta).await?;
     let index_manifest = index_manifest(table, changes, &index_changes, latest, w).await?;
-    let delta_rows: i64 = entries
-        .iter()
-        .map(|e| match e.kind {
-            FileKind::Add => e.file.row_count,
-            FileKind::Delete => -e.file.row_count,
-        })
-        .sum();
-    let watermark = match (changes.watermark, latest.and_then(|s| s.watermark)) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    };
+    let delta_rows = delta_record_count(&entries);
     let snapshot = Snapshot {
         version: SNAPSHOT_VERSION,
         uuid: Some(uuid::Uuid::new_v4().to_string()),
@@ -177,7 +167,10 @@ pub(crate) async fn try_commit_once(
         ),
         delta_record_count: Some(delta_rows),
         changelog_record_count: None,
-        watermark,
+        watermark: match (changes.watermark, latest.and_then(|s| s.watermark)) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        },
         // Java keeps the statistics file when its schema is the latest one; we approximate the
         // statistics' schema by the previous snapshot's.
         statistics: latest
@@ -188,6 +181,17 @@ pub(crate) async fn try_commit_once(
         operation: None,
     };
     publish(table, snapshot).await
+}
+
+/// Σ rows of ADDs − Σ rows of DELETEs.
+fn delta_record_count(entries: &[ManifestEntry]) -> i64 {
+    entries
+        .iter()
+        .map(|e| match e.kind {
+            FileKind::Add => e.file.row_count,
+            FileKind::Delete => -e.file.row_count,
+        })
+        .sum()
 }
 
 async fn check_conflicts(
