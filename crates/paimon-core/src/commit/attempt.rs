@@ -218,10 +218,16 @@ async fn check_conflicts(
     } else {
         key_types(schema)?
     };
+    let base_index = if table.options().deletion_vectors_enabled && unaware(table) {
+        Some(index_of(&reader, Some(latest)).await?)
+    } else {
+        None
+    };
     let ctx = ConflictContext {
         partition_fields: &fields,
         key_types: key_types.as_deref(),
         base_user: &latest.commit_user,
+        dv_index: base_index.as_deref().map(|b| (b, index_changes)),
     };
     conflict::check(&ctx, &base, entries, kind)
 }

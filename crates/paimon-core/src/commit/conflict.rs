@@ -9,17 +9,19 @@
 //! 5. primary-key tables: per (partition, bucket, level ≥ 1) the live files' key ranges are
 //!    disjoint (level-0 files may overlap).
 //!
-//! Every failure is [`ErrorKind::Conflict`] naming the file, partition and bucket. The
-//! bucket-unaware deletion-vector pairing (step 0 in Java) and the row-id checks of row
-//! tracking are not implemented.
+//! Bucket-unaware tables with deletion vectors first pair every data file with its vector file
+//! (`conflict_dv`), so replacing one file's vector twice conflicts. Every failure is
+//! [`ErrorKind::Conflict`] naming the file, partition and bucket. The row-id and global-index
+//! checks of row tracking are not implemented.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 
+use super::conflict_dv::{base_with_dv, delta_with_dv, WithDv};
 use super::merge::Netting;
 use crate::mergetree::interval_partition::{compare_keys, keyed_files};
 use crate::spec::binary_row::BinaryRow;
-use crate::spec::manifest::{FileKind, ManifestEntry};
+use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use crate::spec::partition_path::partition_path;
 use crate::spec::snapshot::CommitKind;
 use crate::spec::types::{DataField, DataType};
@@ -33,6 +35,9 @@ pub(crate) struct ConflictContext<'a> {
     pub key_types: Option<&'a [DataType]>,
     /// The commit user of the latest snapshot (named in messages).
     pub base_user: &'a str,
+    /// Bucket-unaware tables with deletion vectors: the latest index state and this commit's
+    /// index changes, to pair data files with their vectors.
+    pub dv_index: Option<(&'a [IndexManifestEntry], &'a [IndexManifestEntry])>,
 }
 
 impl ConflictContext<'_> {
@@ -90,13 +95,23 @@ pub(crate) fn check(
         }
         out
     };
+    let plain =
+        |v: &[ManifestEntry]| -> Vec<WithDv> { v.iter().map(|e| (e.clone(), None)).collect() };
+    let (base_k, delta_k) = match ctx.dv_index {
+        Some((base_index, delta_index)) => {
+            let b = base_with_dv(base, base_index).map_err(deletion)?;
+            let d = delta_with_dv(&b, delta, delta_index).map_err(deletion)?;
+            (b, d)
+        }
+        None => (plain(base), plain(delta)),
+    };
     let mut own = Netting::default();
-    for e in delta {
-        own.push(e.clone()).map_err(deletion)?;
+    for (e, dv) in &delta_k {
+        own.push_with_dv(e.clone(), dv.clone()).map_err(deletion)?;
     }
     let mut all = Netting::default();
-    for e in base.iter().chain(delta) {
-        all.push(e.clone()).map_err(deletion)?;
+    for (e, dv) in base_k.iter().chain(&delta_k) {
+        all.push_with_dv(e.clone(), dv.clone()).map_err(deletion)?;
     }
     let merged = all.into_entries();
     if let Some(e) = merged.iter().find(|e| e.kind == FileKind::Delete) {

@@ -2,12 +2,14 @@
 
 use super::*;
 use crate::commit::test_support::{entry, file, int_type};
+use crate::spec::manifest::IndexManifestEntry;
 
 fn ctx<'a>(keys: Option<&'a [DataType]>) -> ConflictContext<'a> {
     ConflictContext {
         partition_fields: &[],
         key_types: keys,
         base_user: "other",
+        dv_index: None,
     }
 }
 
@@ -103,4 +105,56 @@ fn total_buckets_must_stay_unless_overwriting() {
         CommitKind::Overwrite,
     )
     .unwrap();
+}
+
+fn dv(kind: FileKind, name: &str, data: &str) -> IndexManifestEntry {
+    IndexManifestEntry {
+        kind,
+        partition: add(0, "x", 0, 0, 0).partition,
+        bucket: 0,
+        index_type: "DELETION_VECTORS".into(),
+        file_name: name.into(),
+        file_size: 1,
+        row_count: 1,
+        deletion_vectors: Some(vec![crate::spec::manifest::DeletionVectorMeta {
+            data_file_name: data.into(),
+            offset: 0,
+            length: 1,
+            cardinality: Some(1),
+        }]),
+        external_path: None,
+        global_index: None,
+    }
+}
+
+#[test]
+fn replacing_a_deletion_vector_that_another_commit_replaced_conflicts() {
+    let f = add(0, "f", 0, 0, 0);
+    let base = [f.clone()];
+    let dv_ctx = |bi, di| ConflictContext {
+        dv_index: Some((bi, di)),
+        ..ctx(None)
+    };
+    // A first vector for f: fine.
+    let first = [dv(FileKind::Add, "dv-1", "f")];
+    check(&dv_ctx(&[], &first), &base, &[], CommitKind::Overwrite).unwrap();
+    // Replacing dv-1 by dv-2 while dv-1 is live: fine.
+    let live = [dv(FileKind::Add, "dv-1", "f")];
+    let replace = [
+        dv(FileKind::Delete, "dv-1", "f"),
+        dv(FileKind::Add, "dv-2", "f"),
+    ];
+    check(&dv_ctx(&live, &replace), &base, &[], CommitKind::Overwrite).unwrap();
+    // The same replacement after another commit already moved f to dv-3: conflict.
+    let moved = [dv(FileKind::Add, "dv-3", "f")];
+    let e = check(&dv_ctx(&moved, &replace), &base, &[], CommitKind::Overwrite).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict);
+    assert!(e.message().contains("File deletion conflicts"), "{e}");
+    // A first vector for f after another commit gave it one: conflict too.
+    let e = check(&dv_ctx(&moved, &first), &base, &[], CommitKind::Overwrite).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict);
+    // A vector for a file that is not live.
+    let stray = [dv(FileKind::Add, "dv-9", "gone")];
+    let e = check(&dv_ctx(&[], &stray), &base, &[], CommitKind::Overwrite).unwrap_err();
+    assert!(e.message().contains("not previously added"), "{e}");
 }

@@ -27,16 +27,22 @@ use crate::{Error, ErrorKind, Result};
 
 /// Java `FileEntry#mergeEntries` into an insertion-ordered map: an ADD after a live ADD or a
 /// pending DELETE of the same identifier fails; a DELETE cancels the ADD, else stays pending.
+/// The identifier may carry a deletion-vector file name (Java `SimpleFileEntryWithDV`).
 #[derive(Default)]
 pub(crate) struct Netting {
     slots: Vec<Option<ManifestEntry>>,
-    index: HashMap<Identity, usize>,
+    index: HashMap<(Identity, Option<String>), usize>,
 }
 
 impl Netting {
     /// Applies one entry.
     pub(crate) fn push(&mut self, e: ManifestEntry) -> Result<()> {
-        let id = Identity::of(&e);
+        self.push_with_dv(e, None)
+    }
+
+    /// Applies one entry whose identifier includes deletion-vector file `dv`.
+    pub(crate) fn push_with_dv(&mut self, e: ManifestEntry, dv: Option<String>) -> Result<()> {
+        let id = (Identity::of(&e), dv);
         match (e.kind, self.index.remove(&id)) {
             (FileKind::Add, Some(i)) => {
                 let what = match self.slots.get(i).and_then(Option::as_ref).map(|x| x.kind) {

@@ -7,6 +7,7 @@
 mod attempt;
 mod changes;
 mod conflict;
+mod conflict_dv;
 mod index_build;
 mod index_merge;
 pub(crate) mod manifest_meta;
