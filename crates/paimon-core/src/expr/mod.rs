@@ -13,6 +13,7 @@
 mod bind;
 pub mod bound;
 mod convert;
+pub(crate) use convert::convert_literal;
 pub mod predicate;
 pub mod sql;
 pub(crate) mod visitors;

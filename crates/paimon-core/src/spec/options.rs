@@ -12,6 +12,7 @@
 //! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
 
 mod alter_rules;
+mod commit;
 mod enums;
 mod fields;
 mod known_keys;
@@ -28,6 +29,12 @@ use std::num::NonZeroUsize;
 pub use alter_rules::{
     check_remove_option, check_set_option, rename_all, rename_in_options, AlterFlags,
     IMMUTABLE_OPTIONS,
+};
+pub use commit::{
+    parse_duration, CommitOptions, COMMIT_MAX_RETRIES, COMMIT_MAX_RETRY_WAIT,
+    COMMIT_MIN_RETRY_WAIT, COMMIT_TIMEOUT, DYNAMIC_PARTITION_OVERWRITE,
+    MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE, MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE,
+    OVERWRITE_UPGRADE, PK_CLUSTERING_OVERRIDE,
 };
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
@@ -284,6 +291,9 @@ pub struct TableOptions {
     pub row_tracking_enabled: bool,
     /// `data-evolution.enabled` (default false).
     pub data_evolution_enabled: bool,
+    /// The committer's options (`manifest.*` merging, `commit.*` retries,
+    /// `dynamic-partition-overwrite`).
+    pub commit: CommitOptions,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// Every key not parsed into a field above (known untyped options, format options,
@@ -424,6 +434,7 @@ impl TableOptions {
             postpone_default_bucket_num: r.i32(POSTPONE_DEFAULT_BUCKET_NUM)?.unwrap_or(1),
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
+            commit: CommitOptions::parse(r)?,
             per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),

@@ -1,9 +1,10 @@
 //! `TableCommit` on real tables: files removed and added back through new snapshots, with
 //! conflicts detected and concurrent commits serialised by the create-if-absent snapshot file.
-//! The committed copy is left in `target/committed` (with a `tables.json`) for pypaimon to read
+//! The committed copy is left in `target/committed/removed_and_added` (registered in
+//! `target/committed/tables-removed_and_added.json`) for pypaimon to read
 //! (`scripts/check-reencoded.py`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use paimon_core::commit::{CommitChanges, TableCommit, BATCH_COMMIT_IDENTIFIER};
 use paimon_core::spec::manifest::{FileKind, ManifestEntry};
@@ -11,8 +12,8 @@ use paimon_core::spec::snapshot::CommitKind;
 use paimon_core::{ErrorKind, Split, Table};
 use serde_json::json;
 
-use crate::common::{copy_dir, json_rows, read_rows, render, Query};
-use crate::pypaimon::pypaimon_fixtures;
+use crate::commit_util::{fixture_copy, register_for_pypaimon};
+use crate::common::{json_rows, read_rows, render, Query};
 
 /// The live files of `table` as entries of `kind`, those of buckets in `buckets` only.
 async fn entries(
@@ -63,14 +64,9 @@ async fn open(path: &Path) -> Table {
 
 #[tokio::test]
 async fn files_removed_and_added_back_through_snapshots() {
-    let Some(root) = pypaimon_fixtures() else {
+    let Some(copy) = fixture_copy("removed_and_added", "append_bucketed") else {
         return;
     };
-    let original = root.join("warehouse/fixtures.db/append_bucketed");
-    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/committed");
-    let _ = std::fs::remove_dir_all(&out);
-    let copy = out.join("warehouse/fixtures.db/append_bucketed");
-    copy_dir(&original, &copy);
     let path = copy.to_str().unwrap().to_string();
     let table = open(&copy).await;
     let before = table
@@ -179,10 +175,5 @@ async fn files_removed_and_added_back_through_snapshots() {
         .unwrap();
     assert_eq!(last.total_record_count, before.total_record_count);
 
-    let index = json!({ "tables": [{
-        "table": "fixtures.append_bucketed",
-        "original": root.join("warehouse").to_str().unwrap(),
-        "rewritten": out.join("warehouse").to_str().unwrap(),
-    }]});
-    std::fs::write(out.join("tables.json"), index.to_string()).unwrap();
+    register_for_pypaimon("removed_and_added", "append_bucketed", json!({}));
 }
