@@ -48,6 +48,7 @@ pub mod read;
 pub mod render;
 pub mod scan;
 pub mod spec;
+pub mod write;
 
 pub use catalog::{FileSystemCatalog, Identifier, Table};
 pub use error::{Error, ErrorKind, Result};
@@ -58,6 +59,7 @@ pub use scan::{
     DataSplit, IntoPredicate, Plan, ScanMetrics, SnapshotSelector, Split, TableScan,
     TableScanBuilder,
 };
+pub use write::{RowKind, TableWrite, WriteBuilder};
 
 #[cfg(test)]
 pub(crate) mod test_util;

@@ -22,3 +22,5 @@ mod reencoded;
 mod regressions;
 mod selective;
 mod time_travel;
+mod write;
+mod write_pk;

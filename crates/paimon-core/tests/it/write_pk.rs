@@ -1,0 +1,246 @@
+//! Writing primary-key tables: rows sorted and deduplicated per bucket, sequence numbers
+//! continued from the live files, updates and deletes across commits merged on read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use paimon_core::spec::binary_row::BinaryRow;
+use paimon_core::spec::datum::Datum;
+use paimon_core::spec::types::{DataType, TypeKind};
+use paimon_core::{ErrorKind, RowKind};
+use serde_json::{json, Value};
+
+use crate::write::{batch, create_table, read_sorted, render_sorted, save_expected, write_commit};
+
+fn int_key(bytes: &[u8]) -> i32 {
+    let row = BinaryRow::from_serialized(bytes).unwrap();
+    match row.get(0, &DataType::not_null(TypeKind::Int)).unwrap() {
+        Some(Datum::Int(v)) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn primary_key_dedup_updates_and_deletes_across_commits() {
+    let t = create_table(
+        "pk_dedup",
+        &[("id", "INT NOT NULL"), ("v", "STRING"), ("n", "BIGINT")],
+        &[],
+        &["id"],
+        &[("bucket", "2")],
+    )
+    .await;
+    // Commit 1: every key twice in one batch (the later one wins), plus once more in a
+    // second batch for keys < 10.
+    let lines: Vec<Value> = (0..100)
+        .map(|i| json!({"id": i % 50, "v": format!("first-{i}"), "n": i}))
+        .collect();
+    let b2 = batch(
+        &t,
+        &(0..10)
+            .map(|i| json!({"id": i, "v": "second", "n": -i}))
+            .collect::<Vec<_>>(),
+    );
+    let files = write_commit(&t, &[batch(&t, &lines), b2]).await;
+    let mut want: BTreeMap<i64, Value> = BTreeMap::new();
+    for i in 0..100i64 {
+        want.insert(
+            i % 50,
+            json!({"id": i % 50, "v": format!("first-{i}"), "n": i}),
+        );
+    }
+    for i in 0..10i64 {
+        want.insert(i, json!({"id": i, "v": "second", "n": -i}));
+    }
+    let expected = batch(&t, &want.values().cloned().collect::<Vec<_>>());
+    assert_eq!(
+        read_sorted(Path::new(t.location())).await,
+        render_sorted(&t, &[expected])
+    );
+    for f in &files {
+        // One row per key, sorted: min/max key are the file's first/last keys.
+        assert!(int_key(&f.min_key) <= int_key(&f.max_key));
+        assert_eq!(f.key_stats.null_counts, Some(vec![Some(0)]));
+        assert_eq!(f.delete_row_count, Some(0));
+    }
+    assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 50);
+    // Commit 2: updates and deletes with explicit kinds.
+    let changes = batch(
+        &t,
+        &[
+            json!({"id": 1, "v": "old"}),
+            json!({"id": 1, "v": "updated", "n": 100}),
+            json!({"id": 2}),
+            json!({"id": 77, "v": "new"}),
+        ],
+    );
+    let kinds = [
+        RowKind::UpdateBefore,
+        RowKind::UpdateAfter,
+        RowKind::Delete,
+        RowKind::Insert,
+    ];
+    let mut write = t.new_write().build().unwrap();
+    write.write_with_kinds(&changes, &kinds).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    // Each bucket continues after its own live maximum.
+    for f in messages.iter().flat_map(|m| &m.new_files) {
+        assert!(f.min_sequence_number >= 50, "{f:?}");
+    }
+    let deletes: i64 = messages
+        .iter()
+        .flat_map(|m| &m.new_files)
+        .map(|f| f.delete_row_count.unwrap())
+        .sum();
+    assert_eq!(
+        deletes, 1,
+        "the -D of key 2 is written; -U of key 1 lost to +U"
+    );
+    t.new_commit()
+        .commit_messages(&messages, write.commit_user())
+        .await
+        .unwrap();
+    want.insert(1, json!({"id": 1, "v": "updated", "n": 100}));
+    want.remove(&2);
+    want.insert(77, json!({"id": 77, "v": "new"}));
+    let expected = batch(&t, &want.values().cloned().collect::<Vec<_>>());
+    assert_eq!(
+        read_sorted(Path::new(t.location())).await,
+        render_sorted(&t, std::slice::from_ref(&expected))
+    );
+    save_expected(&t, &[expected]);
+}
+
+#[tokio::test]
+async fn sequence_numbers_continue_per_bucket() {
+    let t = create_table(
+        "pk_sequence",
+        &[("id", "BIGINT NOT NULL"), ("v", "INT")],
+        &[],
+        &["id"],
+        &[("bucket", "1")],
+    )
+    .await;
+    let b = batch(
+        &t,
+        &(0..10)
+            .map(|i| json!({"id": i, "v": i}))
+            .collect::<Vec<_>>(),
+    );
+    let f1 = write_commit(&t, std::slice::from_ref(&b)).await;
+    assert_eq!(
+        (f1[0].min_sequence_number, f1[0].max_sequence_number),
+        (0, 9)
+    );
+    let f2 = write_commit(&t, &[b]).await;
+    assert_eq!(
+        (f2[0].min_sequence_number, f2[0].max_sequence_number),
+        (10, 19)
+    );
+}
+
+#[tokio::test]
+async fn partitioned_primary_key_with_rowkind_field() {
+    let t = create_table(
+        "pk_partitioned_rowkind",
+        &[
+            ("dt", "DATE NOT NULL"),
+            ("id", "INT NOT NULL"),
+            ("amount", "DECIMAL(12, 2)"),
+            ("op", "STRING"),
+        ],
+        &["dt"],
+        &["dt", "id"],
+        &[
+            ("bucket", "3"),
+            ("rowkind.field", "op"),
+            ("write-buffer-size", "4 kb"),
+        ],
+    )
+    .await;
+    let lines: Vec<Value> = (0..600)
+        .map(|i| json!({"dt": if i % 2 == 0 {"2024-01-01"} else {"2024-01-02"}, "id": i % 200, "amount": format!("{i}.25"), "op": "+I"}))
+        .collect();
+    write_commit(&t, &[batch(&t, &lines)]).await;
+    let deletes: Vec<Value> = (0..20)
+        .map(|i| json!({"dt": "2024-01-01", "id": i * 2, "op": "-D"}))
+        .collect();
+    write_commit(&t, &[batch(&t, &deletes)]).await;
+    let mut want = BTreeMap::new();
+    for i in 0..600 {
+        let dt = if i % 2 == 0 {
+            "2024-01-01"
+        } else {
+            "2024-01-02"
+        };
+        want.insert(
+            (dt, i % 200),
+            json!({"dt": dt, "id": i % 200, "amount": format!("{i}.25"), "op": "+I"}),
+        );
+    }
+    for i in 0..20 {
+        want.remove(&("2024-01-01", i * 2));
+    }
+    let expected = batch(&t, &want.values().cloned().collect::<Vec<_>>());
+    assert_eq!(
+        read_sorted(Path::new(t.location())).await,
+        render_sorted(&t, std::slice::from_ref(&expected))
+    );
+    save_expected(&t, &[expected]);
+}
+
+#[tokio::test]
+async fn null_primary_key_is_rejected() {
+    let t = create_table(
+        "pk_null_key",
+        &[("id", "INT"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("bucket", "1")],
+    )
+    .await;
+    let b = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(arrow_array::Int32Array::from(vec![Some(1), None])) as _,
+        ),
+        (
+            "v",
+            Arc::new(arrow_array::StringArray::from(vec!["a", "b"])) as _,
+        ),
+    ])
+    .unwrap();
+    let mut write = t.new_write().build().unwrap();
+    let e = write.write(&b).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("primary-key column 'id'"), "{e}");
+    assert!(write.prepare_commit().await.unwrap().is_empty());
+    assert!(t
+        .snapshot_manager()
+        .latest_snapshot()
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn unsupported_primary_key_tables_fail_at_build() {
+    for (name, options) in [
+        ("pk_dynamic", vec![]),
+        (
+            "pk_first_row",
+            vec![("bucket", "1"), ("merge-engine", "first-row")],
+        ),
+        (
+            "pk_dv",
+            vec![("bucket", "1"), ("deletion-vectors.enabled", "true")],
+        ),
+    ] {
+        let t = create_table(name, &[("id", "INT NOT NULL")], &[], &["id"], &options).await;
+        let e = t.new_write().build().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unsupported, "{name}: {e}");
+        let _ = std::fs::remove_dir_all(t.location());
+    }
+}
