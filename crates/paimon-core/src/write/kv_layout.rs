@@ -65,7 +65,7 @@ impl KvLayout {
                 };
                 DataField::new(
                     KEY_FIELD_ID_START + f.id,
-                    &format!("_KEY_{}", f.name),
+                    format!("_KEY_{}", f.name),
                     data_type,
                 )
             })

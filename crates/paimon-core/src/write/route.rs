@@ -22,6 +22,9 @@ use crate::spec::partition_path::partition_path;
 use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
+/// A partition: serialized `BinaryRow` and relative directory.
+type Partition = (Vec<u8>, String);
+
 /// Rows of one (partition, bucket) of a batch.
 #[derive(Debug)]
 pub(crate) struct Routed {
@@ -106,7 +109,7 @@ impl Router {
     }
 
     /// The partition of every row: group ids and, per group, (serialized row, directory).
-    fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<(Vec<u8>, String)>)> {
+    fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<Partition>)> {
         let rows = batch.num_rows();
         if self.partition_fields.is_empty() {
             let empty = BinaryRow::empty().serialize();
@@ -138,7 +141,7 @@ impl Router {
         Ok((ids, groups))
     }
 
-    fn partition_of(&self, columns: &[ArrayRef], row: usize) -> Result<(Vec<u8>, String)> {
+    fn partition_of(&self, columns: &[ArrayRef], row: usize) -> Result<Partition> {
         let values = columns
             .iter()
             .zip(&self.partition_fields)

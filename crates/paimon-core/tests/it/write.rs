@@ -206,7 +206,7 @@ async fn append_fixed_bucket_routes_rows_like_the_reader() {
         let table = Table::open(t.location()).await.unwrap();
         let scan = table
             .scan()
-            .with_filter(&format!("id = {id}"))
+            .with_filter(format!("id = {id}"))
             .unwrap()
             .build()
             .unwrap();
