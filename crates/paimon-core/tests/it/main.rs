@@ -23,4 +23,5 @@ mod regressions;
 mod selective;
 mod time_travel;
 mod write;
+mod write_buckets;
 mod write_pk;

@@ -61,8 +61,14 @@ pub async fn create_table(
 
 /// A batch of the table's Arrow schema from JSON lines.
 pub fn batch(table: &Table, lines: &[Value]) -> RecordBatch {
-    let schema = arrow_schema(&table.schema().fields).unwrap();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    batch_from_text(table, &text)
+}
+
+/// A batch of the table's Arrow schema from JSON-lines text.
+pub fn batch_from_text(table: &Table, text: &str) -> RecordBatch {
+    let schema = arrow_schema(&table.schema().fields).unwrap();
+    let text = text.to_string();
     let mut reader = ReaderBuilder::new(schema)
         .with_batch_size(1 << 20)
         .build(Cursor::new(text))
