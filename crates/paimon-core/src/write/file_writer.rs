@@ -278,3 +278,45 @@ fn local_now_millis() -> i64 {
         .and_utc()
         .timestamp_millis()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int32Array, StringArray};
+
+    use super::*;
+    use crate::spec::datum::Datum;
+    use crate::spec::types::TypeKind;
+
+    #[test]
+    fn key_bounds_are_java_binary_rows_of_the_key_columns() {
+        let key = KeyColumns {
+            positions: vec![1, 0],
+            types: vec![
+                DataType::not_null(TypeKind::VarChar(100)),
+                DataType::not_null(TypeKind::Int),
+            ],
+            seq: 2,
+            kind: 3,
+        };
+        let batch = RecordBatch::try_from_iter([
+            ("k2", Arc::new(Int32Array::from(vec![7, 9])) as ArrayRef),
+            (
+                "k1",
+                Arc::new(StringArray::from(vec!["short", "a longer key"])) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        for (row, (s, i)) in [(0, ("short", 7)), (1, ("a longer key", 9))] {
+            let want = BinaryRow::encode(
+                &[Some(Datum::String(s.into())), Some(Datum::Int(i))],
+                &key.types,
+            )
+            .unwrap();
+            let got = key_row(&batch, &key, row).unwrap();
+            assert_eq!(got.serialize(), want.serialize());
+            assert_eq!(got.arity(), 2);
+        }
+    }
+}
