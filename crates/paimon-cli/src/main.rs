@@ -1,4 +1,4 @@
-//! `paimon`: inspect, plan and read Apache Paimon tables from the command line.
+//! `paimon`: inspect, plan, read and write Apache Paimon tables from the command line.
 //!
 //! A thin layer over `paimon-core`: each subcommand parses its arguments, calls the library and
 //! renders the result. Data goes to stdout; progress and errors go to stderr.
@@ -37,6 +37,8 @@ enum Command {
     Scan(commands::scan::Args),
     /// Read rows.
     Read(commands::read::Args),
+    /// Append the rows of a Parquet, CSV or JSON-lines file and commit them.
+    Write(commands::write::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).
     #[command(subcommand)]
     Index(commands::index::Command),
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
             Command::Read(a) => commands::read::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
             Command::Index(c) => commands::index::run(c).await,
+            Command::Write(a) => commands::write::run(a).await,
         }
     });
     match result {

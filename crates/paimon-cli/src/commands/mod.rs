@@ -9,3 +9,4 @@ pub mod scan;
 pub mod schema;
 pub mod snapshots;
 pub mod tables;
+pub mod write;
