@@ -169,7 +169,7 @@ async fn append_unaware_round_trip() {
         ),
     );
     let b2 = batch(&t, &rows(50, |i| json!({"id": 100 + i, "name": null})));
-    let files = round_trip(&t, &[b1, b2]).await;
+    let files = round_trip(&t, &[b1.clone(), b2.clone()]).await;
     assert_eq!(files.len(), 1);
     let f = &files[0];
     assert_eq!(
@@ -190,8 +190,10 @@ async fn append_unaware_round_trip() {
     let on_disk = std::fs::metadata(Path::new(t.location()).join("bucket-0").join(&f.file_name));
     assert_eq!(on_disk.unwrap().len() as i64, f.file_size);
     // A second commit into a bucket-unaware table starts at sequence 0 again (Java).
-    let files = write_commit(&t, &[batch(&t, &[json!({"id": 7})])]).await;
+    let b3 = batch(&t, &[json!({"id": 7})]);
+    let files = write_commit(&t, std::slice::from_ref(&b3)).await;
     assert_eq!(files[0].min_sequence_number, 0);
+    save_expected(&t, &[b1, b2, b3]);
 }
 
 #[tokio::test]
@@ -231,10 +233,11 @@ async fn append_fixed_bucket_routes_rows_like_the_reader() {
         assert!(n >= 1, "id {id}");
     }
     // Sequence numbers continue per bucket in the next commit.
-    let files2 = write_commit(&t, &[b]).await;
-    for f in &files2 {
-        assert!(f.min_sequence_number > 0, "{f:?}");
+    let files2 = write_commit(&t, std::slice::from_ref(&b)).await;
+    for (f1, f2) in files.iter().zip(&files2) {
+        assert_eq!(f2.min_sequence_number, f1.max_sequence_number + 1, "{f2:?}");
     }
+    save_expected(&t, &[b.clone(), b]);
 }
 
 #[tokio::test]
