@@ -244,3 +244,53 @@ async fn unsupported_primary_key_tables_fail_at_build() {
         let _ = std::fs::remove_dir_all(t.location());
     }
 }
+
+#[tokio::test]
+async fn upserts_and_deletes_into_a_pypaimon_primary_key_table() {
+    let Some(root) = crate::pypaimon::pypaimon_fixtures() else {
+        return;
+    };
+    let dst = crate::write::written_db().join("pypaimon_pk_partitioned");
+    let _ = std::fs::remove_dir_all(&dst);
+    crate::common::copy_dir(&root.join("warehouse/fixtures.db/pk_partitioned"), &dst);
+    let t = paimon_core::Table::open(dst.to_str().unwrap())
+        .await
+        .unwrap();
+    let before: Vec<RecordBatch> =
+        futures::TryStreamExt::try_collect(t.scan().build().unwrap().to_arrow().await.unwrap())
+            .await
+            .unwrap();
+    let mut rows: BTreeMap<String, serde_json::Map<String, Value>> = BTreeMap::new();
+    for b in &before {
+        for r in paimon_core::render::batch_to_json_rows(b, &t.schema().fields).unwrap() {
+            rows.insert(format!("{}|{}|{}", r["dt"], r["region"], r["id"]), r);
+        }
+    }
+    assert!(rows.len() > 10);
+    let mut changes = Vec::new();
+    for (i, (k, r)) in rows.clone().into_iter().take(10).enumerate() {
+        let mut r = r.clone();
+        if i % 2 == 0 {
+            r.insert("note".into(), json!("updated by paimon-rs"));
+            r.insert("op".into(), json!("+U"));
+            rows.insert(k, r.clone());
+        } else {
+            r.insert("op".into(), json!("-D"));
+            rows.remove(&k);
+        }
+        changes.push(Value::Object(r));
+    }
+    let new = json!({"dt": "2030-01-01", "region": "rs", "id": 1, "amount": "9.99", "note": "new", "op": "+I"});
+    rows.insert("new".into(), new.as_object().unwrap().clone());
+    changes.push(new);
+    write_commit(&t, &[batch(&t, &changes)]).await;
+    let expected = batch(
+        &t,
+        &rows.into_values().map(Value::Object).collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        read_sorted(Path::new(t.location())).await,
+        render_sorted(&t, std::slice::from_ref(&expected))
+    );
+    save_expected(&t, &[expected]);
+}
