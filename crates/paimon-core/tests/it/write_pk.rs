@@ -294,3 +294,39 @@ async fn upserts_and_deletes_into_a_pypaimon_primary_key_table() {
     );
     save_expected(&t, &[expected]);
 }
+
+#[tokio::test]
+async fn sequence_field_decides_which_version_survives_the_buffer() {
+    let t = create_table(
+        "pk_sequence_field",
+        &[("id", "INT NOT NULL"), ("v", "STRING"), ("ts", "BIGINT")],
+        &[],
+        &["id"],
+        &[("bucket", "1"), ("sequence.field", "ts")],
+    )
+    .await;
+    // The later arrival has the smaller `ts`: the earlier row wins.
+    let b = batch(
+        &t,
+        &[
+            json!({"id": 1, "v": "newer", "ts": 20}),
+            json!({"id": 1, "v": "older", "ts": 10}),
+            json!({"id": 2, "v": "a", "ts": 1}),
+            json!({"id": 2, "v": "b", "ts": 2}),
+        ],
+    );
+    let files = write_commit(&t, &[b]).await;
+    assert_eq!(files[0].row_count, 2);
+    let expected = batch(
+        &t,
+        &[
+            json!({"id": 1, "v": "newer", "ts": 20}),
+            json!({"id": 2, "v": "b", "ts": 2}),
+        ],
+    );
+    assert_eq!(
+        read_sorted(Path::new(t.location())).await,
+        render_sorted(&t, std::slice::from_ref(&expected))
+    );
+    save_expected(&t, &[expected]);
+}
