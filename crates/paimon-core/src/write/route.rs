@@ -4,7 +4,7 @@
 //! Partitions are grouped through arrow-row keys of the partition columns (one `BinaryRow`
 //! and directory name per distinct partition, not per row). Buckets of fixed-bucket tables
 //! come from the table's bucket function over the bucket-key `BinaryRow`, the same function
-//! the reader's bucket pruning uses; that row is encoded per row, as Java does.
+//! the reader's bucket pruning uses; that row is encoded per row into one reused buffer.
 //! Bucket-unaware append tables write everything to bucket 0.
 
 use std::collections::HashMap;
@@ -16,6 +16,7 @@ use arrow_select::take::take_record_batch;
 use super::datum::datum_at;
 use crate::bucket::{BucketFunction, BucketFunctionType};
 use crate::catalog::Table;
+use crate::spec::binary_row::writer::encode_into;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::options::{BucketFunctionKind, BucketMode};
 use crate::spec::partition_path::partition_path;
@@ -168,14 +169,16 @@ impl Router {
             return Ok(vec![0; batch.num_rows()]);
         };
         let columns: Vec<&ArrayRef> = b.positions.iter().map(|&p| batch.column(p)).collect();
+        // One value vector and one row buffer for all rows (string values still allocate).
         let mut values = Vec::with_capacity(columns.len());
+        let mut key = BinaryRow::empty();
         (0..batch.num_rows())
             .map(|row| {
                 values.clear();
                 for (c, t) in columns.iter().zip(&b.types) {
                     values.push(datum_at(c.as_ref(), row, t)?);
                 }
-                let key = BinaryRow::encode(&values, &b.types)?;
+                encode_into(&values, &b.types, &mut key)?;
                 b.function.bucket(&key, b.count)
             })
             .collect()
