@@ -1,4 +1,4 @@
-//! [`RollingWriter`]: the data files of one (partition, bucket) writer (Java
+//! [`RollingWriter`]: the data files (Parquet or ORC) of one (partition, bucket) writer (Java
 //! `RollingFileWriterImpl` over `RowDataFileWriter` / `KeyValueDataFileWriter`).
 //!
 //! Files are named `<data-file.prefix><uuid>-<n>.<format>` with one UUID per writer and a
@@ -17,6 +17,7 @@ use arrow_schema::SchemaRef;
 use bytes::Bytes;
 
 use super::datum::datum_at;
+use super::orc::OrcWriter;
 use super::parquet::ParquetWriter;
 use super::stats::StatsCollector;
 use crate::io::{join, FileIO};
@@ -75,10 +76,37 @@ impl FileSpec {
     }
 }
 
+/// The format writer of one file.
+enum FormatWriter {
+    Parquet(ParquetWriter),
+    Orc(OrcWriter),
+}
+
+impl FormatWriter {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            FormatWriter::Parquet(w) => w.write(batch),
+            FormatWriter::Orc(w) => w.write(batch),
+        }
+    }
+    fn estimated_size(&self) -> u64 {
+        match self {
+            FormatWriter::Parquet(w) => w.estimated_size(),
+            FormatWriter::Orc(w) => w.estimated_size(),
+        }
+    }
+    fn finish(self) -> Result<Vec<u8>> {
+        match self {
+            FormatWriter::Parquet(w) => w.finish(),
+            FormatWriter::Orc(w) => w.finish(),
+        }
+    }
+}
+
 /// A file being written.
 struct OpenFile {
     name: String,
-    writer: ParquetWriter,
+    writer: FormatWriter,
     rows: i64,
     value_stats: StatsCollector,
     key_stats: Option<StatsCollector>,
@@ -116,13 +144,23 @@ impl RollingWriter {
     }
 
     fn open(&mut self) -> Result<OpenFile> {
-        if !matches!(self.spec.options.file_format, FileFormat::Parquet) {
-            return Err(Error::unsupported(format!(
-                "writing file.format '{}' is not supported yet (only parquet)",
-                self.spec.options.file_format
-            ))
-            .with_context("option", "file.format"));
-        }
+        let writer = match &self.spec.options.file_format {
+            FileFormat::Parquet => FormatWriter::Parquet(ParquetWriter::new(
+                self.spec.schema.clone(),
+                &self.spec.options,
+            )?),
+            FileFormat::Orc => FormatWriter::Orc(OrcWriter::new(
+                self.spec.schema.clone(),
+                &self.spec.options,
+                self.spec.target_size,
+            )?),
+            other => {
+                return Err(Error::unsupported(format!(
+                    "writing file.format '{other}' is not supported yet (parquet, orc)"
+                ))
+                .with_context("option", "file.format"))
+            }
+        };
         let name = format!(
             "{}{}-{}.{}",
             self.spec.options.data_file_prefix,
@@ -133,7 +171,7 @@ impl RollingWriter {
         self.counter += 1;
         Ok(OpenFile {
             name,
-            writer: ParquetWriter::new(self.spec.schema.clone(), &self.spec.options)?,
+            writer,
             rows: 0,
             value_stats: self.spec.value_stats.clone(),
             key_stats: self.spec.key_stats.clone(),

@@ -1,6 +1,7 @@
 //! Which tables this writer can write correctly; everything else fails at `build()` with
 //! `Unsupported` instead of writing data Java would read differently.
 
+use super::orc::orc_writable;
 use crate::catalog::Table;
 use crate::spec::options::{BucketMode, ChangelogProducer, FileFormat, MergeEngine};
 use crate::{Error, Result};
@@ -15,11 +16,22 @@ pub(crate) fn check_supported(table: &Table) -> Result<()> {
     let schema = table.schema();
     let options = table.options();
     options.validate(schema)?;
-    if options.file_format != FileFormat::Parquet {
-        return Err(unsupported(
-            &format!("file.format '{}' (only parquet)", options.file_format),
-            "file.format",
-        ));
+    match &options.file_format {
+        FileFormat::Parquet => {}
+        FileFormat::Orc => {
+            if let Some(f) = schema.fields.iter().find(|f| !orc_writable(&f.data_type)) {
+                return Err(unsupported(
+                    &format!("ORC files with a {} column ('{}')", f.data_type, f.name),
+                    "file.format",
+                ));
+            }
+        }
+        other => {
+            return Err(unsupported(
+                &format!("file.format '{other}' (parquet, orc)"),
+                "file.format",
+            ))
+        }
     }
     if options.data_file_external_paths.is_some() {
         return Err(unsupported(

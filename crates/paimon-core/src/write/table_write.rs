@@ -96,7 +96,8 @@ impl TableWrite {
         let schema = table.schema().clone();
         let options = table.options().clone();
         let target = arrow_schema(&schema.fields)?;
-        let parquet = options.file_format == FileFormat::Parquet;
+        // Parquet and ORC footers keep no bounds for some types (see `stats`).
+        let parquet = matches!(options.file_format, FileFormat::Parquet | FileFormat::Orc);
         let kv = match schema.has_primary_key() {
             true => Some(Arc::new(KvLayout::new(&schema, &options)?)),
             false => None,
