@@ -1,4 +1,4 @@
-//! [`RollingWriter`]: the data files (Parquet or ORC) of one (partition, bucket) writer (Java
+//! [`RollingWriter`]: the data files (Parquet, ORC or Avro) of one (partition, bucket) writer (Java
 //! `RollingFileWriterImpl` over `RowDataFileWriter` / `KeyValueDataFileWriter`).
 //!
 //! Files are named `<data-file.prefix><uuid>-<n>.<format>` with one UUID per writer and a
@@ -16,6 +16,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
 
+use super::avro::AvroWriter;
 use super::datum::datum_at;
 use super::orc::OrcWriter;
 use super::parquet::ParquetWriter;
@@ -25,7 +26,7 @@ use crate::mergetree::merge_function::is_retract;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::options::{FileFormat, TableOptions};
-use crate::spec::types::DataType;
+use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
 /// Rows between two checks of the file size (Java `CHECK_ROLLING_RECORD_CNT`).
@@ -55,6 +56,8 @@ pub(crate) struct FileSpec {
     pub schema_id: i64,
     /// The Arrow schema of the written batches (Parquet ids set).
     pub schema: SchemaRef,
+    /// The Paimon fields of the written batches.
+    pub fields: Vec<DataField>,
     /// Value statistics template (cloned per file).
     pub value_stats: StatsCollector,
     /// Key statistics template (primary-key files only).
@@ -80,6 +83,7 @@ impl FileSpec {
 enum FormatWriter {
     Parquet(ParquetWriter),
     Orc(OrcWriter),
+    Avro(AvroWriter),
 }
 
 impl FormatWriter {
@@ -87,18 +91,21 @@ impl FormatWriter {
         match self {
             FormatWriter::Parquet(w) => w.write(batch),
             FormatWriter::Orc(w) => w.write(batch),
+            FormatWriter::Avro(w) => w.write(batch),
         }
     }
     fn estimated_size(&self) -> u64 {
         match self {
             FormatWriter::Parquet(w) => w.estimated_size(),
             FormatWriter::Orc(w) => w.estimated_size(),
+            FormatWriter::Avro(w) => w.estimated_size(),
         }
     }
     fn finish(self) -> Result<Vec<u8>> {
         match self {
             FormatWriter::Parquet(w) => w.finish(),
             FormatWriter::Orc(w) => w.finish(),
+            FormatWriter::Avro(w) => w.finish(),
         }
     }
 }
@@ -154,9 +161,13 @@ impl RollingWriter {
                 &self.spec.options,
                 self.spec.target_size,
             )?),
+            FileFormat::Avro => FormatWriter::Avro(AvroWriter::new(
+                self.spec.fields.clone(),
+                &self.spec.options,
+            )?),
             other => {
                 return Err(Error::unsupported(format!(
-                    "writing file.format '{other}' is not supported yet (parquet, orc)"
+                    "writing file.format '{other}' is not supported yet (parquet, orc, avro)"
                 ))
                 .with_context("option", "file.format"))
             }

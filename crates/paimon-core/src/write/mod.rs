@@ -4,7 +4,7 @@
 //!
 //! `table.new_write()` ([`WriteBuilder`]) → [`TableWrite`]: `write` checks each batch against
 //! the table (`conform`), routes its rows to (partition, bucket) writers (`route`), and each
-//! writer turns rows into rolling Parquet or ORC files (`file_writer`, `parquet`, `orc`) with Java's names,
+//! writer turns rows into rolling Parquet, ORC or Avro files (`file_writer`, `parquet`, `orc`, `avro`) with Java's names,
 //! statistics (`stats`) and `DataFileMeta`. Append tables write rows in arrival order with one
 //! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
 //! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod avro;
 mod builder;
 mod conform;
 mod datum;

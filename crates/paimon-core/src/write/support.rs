@@ -1,6 +1,7 @@
 //! Which tables this writer can write correctly; everything else fails at `build()` with
 //! `Unsupported` instead of writing data Java would read differently.
 
+use super::avro::avro_writable;
 use super::orc::orc_writable;
 use crate::catalog::Table;
 use crate::spec::options::{BucketMode, ChangelogProducer, FileFormat, MergeEngine};
@@ -26,9 +27,17 @@ pub(crate) fn check_supported(table: &Table) -> Result<()> {
                 ));
             }
         }
+        FileFormat::Avro => {
+            if let Some(f) = schema.fields.iter().find(|f| !avro_writable(&f.data_type)) {
+                return Err(unsupported(
+                    &format!("Avro files with a {} column ('{}')", f.data_type, f.name),
+                    "file.format",
+                ));
+            }
+        }
         other => {
             return Err(unsupported(
-                &format!("file.format '{other}' (parquet, orc)"),
+                &format!("file.format '{other}' (parquet, orc, avro)"),
                 "file.format",
             ))
         }

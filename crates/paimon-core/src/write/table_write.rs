@@ -102,6 +102,10 @@ impl TableWrite {
             true => Some(Arc::new(KvLayout::new(&schema, &options)?)),
             false => None,
         };
+        let fields = match &kv {
+            None => schema.fields.clone(),
+            Some(kv) => kv.fields.clone(),
+        };
         let (file_schema, value_stats, key_stats, key) = match &kv {
             None => (
                 parquet_schema(&target, &schema.fields),
@@ -134,6 +138,7 @@ impl TableWrite {
             options: options.clone(),
             schema_id: schema.id,
             schema: file_schema,
+            fields,
             value_stats,
             key_stats,
             key,

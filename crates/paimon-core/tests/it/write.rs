@@ -521,3 +521,69 @@ async fn orc_files_round_trip() {
     );
     let _ = std::fs::remove_dir_all(dec.location());
 }
+
+#[tokio::test]
+async fn avro_files_round_trip() {
+    let t = create_table(
+        "append_avro",
+        &[
+            ("id", "BIGINT NOT NULL"),
+            ("b", "BOOLEAN"),
+            ("i16", "SMALLINT"),
+            ("f", "FLOAT"),
+            ("dec", "DECIMAL(10, 2)"),
+            ("bigdec", "DECIMAL(25, 5)"),
+            ("s", "STRING"),
+            ("bin", "BYTES"),
+            ("day", "DATE"),
+            ("ts3", "TIMESTAMP(3)"),
+            ("ts6", "TIMESTAMP(6)"),
+            ("ltz", "TIMESTAMP(3) WITH LOCAL TIME ZONE"),
+            (
+                "r",
+                r#"{"type": "ROW", "fields": [{"id": 100, "name": "a", "type": "INT"}, {"id": 101, "name": "b", "type": "STRING"}]}"#,
+            ),
+            ("arr", r#"{"type": "ARRAY", "element": "INT"}"#),
+            ("m", r#"{"type": "MAP", "key": "STRING NOT NULL", "value": "BIGINT"}"#),
+            ("mi", r#"{"type": "MAP", "key": "INT NOT NULL", "value": "STRING"}"#),
+        ],
+        &[],
+        &[],
+        &[("file.format", "avro"), ("bucket", "2"), ("bucket-key", "id")],
+    )
+    .await;
+    let b = batch(
+        &t,
+        &rows(120, |i| {
+            json!({"id": i, "b": i % 3 == 0, "i16": i, "f": 0.25, "dec": format!("{i}.05"),
+               "bigdec": "-12345678901234567890.12345", "s": format!("s{i}"), "bin": "00ff",
+               "day": "2000-02-29", "ts3": "2024-03-01T01:02:03.456", "ts6": "1969-07-20T20:17:40.123456",
+               "ltz": "2024-03-01T01:02:03.456Z", "r": {"a": i, "b": null}, "arr": [i, null],
+               "m": {"k": i}, "mi": {"1": "one"}})
+        }),
+    );
+    let nulls = batch(&t, &[json!({"id": 1000})]);
+    let files = round_trip(&t, &[b, nulls]).await;
+    assert!(files.iter().all(|f| f.file_name.ends_with(".avro")));
+    let pk = create_table(
+        "pk_avro",
+        &[("id", "INT NOT NULL"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("file.format", "avro"), ("bucket", "2")],
+    )
+    .await;
+    let lines: Vec<Value> = (0..50)
+        .map(|i| json!({"id": i % 20, "v": format!("v{i}")}))
+        .collect();
+    write_commit(&pk, &[batch(&pk, &lines)]).await;
+    let want: Vec<Value> = (30..50)
+        .map(|i| json!({"id": i % 20, "v": format!("v{i}")}))
+        .collect();
+    let want = batch(&pk, &want);
+    assert_eq!(
+        read_sorted(Path::new(pk.location())).await,
+        render_sorted(&pk, std::slice::from_ref(&want))
+    );
+    save_expected(&pk, &[want]);
+}
