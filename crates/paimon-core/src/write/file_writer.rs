@@ -294,11 +294,17 @@ impl RollingWriter {
         Ok(())
     }
 
-    /// Closes the open file and returns every file written since the last call.
-    pub(crate) async fn flush(&mut self) -> Result<Vec<DataFileMeta>> {
+    /// Closes the open file (the next row starts a new one).
+    pub(crate) async fn close_current(&mut self) -> Result<()> {
         if let Some(file) = self.current.take() {
             self.close(file).await?;
         }
+        Ok(())
+    }
+
+    /// Closes the open file and returns every file written since the last call.
+    pub(crate) async fn flush(&mut self) -> Result<Vec<DataFileMeta>> {
+        self.close_current().await?;
         Ok(std::mem::take(&mut self.done))
     }
 }

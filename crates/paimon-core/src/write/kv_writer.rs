@@ -102,7 +102,9 @@ impl KvWriter {
             seqs.as_primitive::<Int64Type>().clone(),
             kinds.as_primitive::<Int8Type>().clone(),
         )?;
-        self.files.write(&batch).await
+        // Every flush is its own sorted run: its files never take rows of a later flush.
+        self.files.write(&batch).await?;
+        self.files.close_current().await
     }
 
     fn converter(&self, rows: &RecordBatch, cols: &[usize], desc: bool) -> Result<Rows> {
