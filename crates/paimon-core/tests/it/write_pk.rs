@@ -333,3 +333,94 @@ async fn sequence_field_decides_which_version_survives_the_buffer() {
     );
     save_expected(&t, &[expected]);
 }
+
+/// Every Parquet data file under `dir`.
+fn parquet_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            parquet_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "parquet") {
+            out.push(p);
+        }
+    }
+}
+
+#[tokio::test]
+async fn primary_key_files_are_sorted_runs_with_javas_layout() {
+    let t = create_table(
+        "pk_layout",
+        &[
+            ("k", "STRING NOT NULL"),
+            ("id", "INT NOT NULL"),
+            ("v", "DOUBLE"),
+        ],
+        &[],
+        &["id", "k"],
+        &[("bucket", "2"), ("write-buffer-size", "2 kb")],
+    )
+    .await;
+    let lines: Vec<Value> = (0..400)
+        .map(|i| json!({"k": format!("k{}", i % 7), "id": (i * 37) % 90, "v": i}))
+        .collect();
+    let batches: Vec<RecordBatch> = lines.chunks(40).map(|c| batch(&t, c)).collect();
+    write_commit(&t, &batches).await;
+    let mut files = Vec::new();
+    parquet_files(Path::new(t.location()), &mut files);
+    assert!(files.len() > 2);
+    for f in files {
+        let reader =
+            parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&f).unwrap())
+                .unwrap();
+        let schema = parquet::file::reader::FileReader::metadata(&reader)
+            .file_metadata()
+            .schema_descr_ptr();
+        let root = schema.root_schema();
+        assert_eq!(root.name(), "paimon_schema");
+        let fields: Vec<(String, i32)> = root
+            .get_fields()
+            .iter()
+            .map(|c| (c.name().to_string(), c.get_basic_info().id()))
+            .collect();
+        let want = [
+            ("_KEY_id", 1_073_741_824),
+            ("_KEY_k", 1_073_741_823),
+            ("_SEQUENCE_NUMBER", 2_147_483_646),
+            ("_VALUE_KIND", 2_147_483_645),
+            ("k", 0),
+            ("id", 1),
+            ("v", 2),
+        ];
+        let want: Vec<(String, i32)> = want.iter().map(|(n, i)| (n.to_string(), *i)).collect();
+        assert_eq!(fields, want);
+        // Keys in declared primary-key order (id, k), strictly increasing: one row per key.
+        let file = std::fs::File::open(&f).unwrap();
+        let rows = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut keys = Vec::new();
+        for b in rows {
+            let b = b.unwrap();
+            let ids = b
+                .column(0)
+                .as_any()
+                .downcast_ref::<arrow_array::Int32Array>()
+                .unwrap();
+            let ks = b
+                .column(1)
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .unwrap();
+            for i in 0..b.num_rows() {
+                keys.push((ids.value(i), ks.value(i).to_string()));
+            }
+        }
+        assert!(
+            keys.windows(2).all(|w| w[0] < w[1]),
+            "{}: {keys:?}",
+            f.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(t.location());
+}
