@@ -189,8 +189,9 @@ impl TableWrite {
     }
 
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
+        // Null keys first: a NOT NULL key column would otherwise fail with the generic message.
+        self.check_keys(batch, &kinds)?;
         let batch = conform(batch, &self.table.schema().fields, &self.target)?;
-        self.check_keys(&batch, &kinds)?;
         if batch.num_rows() == 0 {
             return Ok(());
         }

@@ -219,6 +219,18 @@ async fn null_primary_key_is_rejected() {
     let e = write.write(&b).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.to_string().contains("primary-key column 'id'"), "{e}");
+    // The same with a NOT NULL key column (as Java declares primary keys).
+    let t2 = create_table(
+        "pk_null_key_not_null",
+        &[("id", "INT NOT NULL"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("bucket", "1")],
+    )
+    .await;
+    let e = t2.new_write().build().unwrap().write(&b).await.unwrap_err();
+    assert!(e.to_string().contains("primary-key column 'id'"), "{e}");
+    let _ = std::fs::remove_dir_all(t2.location());
     assert!(write.prepare_commit().await.unwrap().is_empty());
     assert!(t
         .snapshot_manager()
