@@ -436,3 +436,55 @@ async fn primary_key_files_are_sorted_runs_with_javas_layout() {
     }
     let _ = std::fs::remove_dir_all(t.location());
 }
+
+#[tokio::test]
+async fn upserts_and_deletes_into_a_java_primary_key_table() {
+    let (_tmp, dir) = crate::common::java_table_copy("parquet/pk_table_scan_and_read_mor");
+    let t = paimon_core::Table::open(dir.to_str().unwrap())
+        .await
+        .unwrap();
+    let before: Vec<RecordBatch> =
+        futures::TryStreamExt::try_collect(t.scan().build().unwrap().to_arrow().await.unwrap())
+            .await
+            .unwrap();
+    let mut rows: BTreeMap<String, serde_json::Map<String, Value>> = BTreeMap::new();
+    for b in &before {
+        for r in paimon_core::render::batch_to_json_rows(b, &t.schema().fields).unwrap() {
+            rows.insert(format!("{}|{}|{}", r["f0"], r["f1"], r["f2"]), r);
+        }
+    }
+    assert!(rows.len() >= 2, "{rows:?}");
+    let mut changes = Vec::new();
+    let mut kinds = Vec::new();
+    for (i, (k, r)) in rows.clone().into_iter().enumerate() {
+        let mut r = r.clone();
+        if i % 2 == 0 {
+            r.insert("f3".into(), json!(1234.5));
+            rows.insert(k, r.clone());
+            kinds.push(RowKind::UpdateAfter);
+        } else {
+            rows.remove(&k);
+            kinds.push(RowKind::Delete);
+        }
+        changes.push(Value::Object(r));
+    }
+    let new = json!({"f0": "rust", "f1": 7, "f2": 8, "f3": 0.5});
+    rows.insert("new".into(), new.as_object().unwrap().clone());
+    changes.push(new);
+    kinds.push(RowKind::Insert);
+    let mut write = t.new_write().build().unwrap();
+    write
+        .write_with_kinds(&batch(&t, &changes), &kinds)
+        .await
+        .unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    t.new_commit()
+        .commit_messages(&messages, write.commit_user())
+        .await
+        .unwrap();
+    let expected = batch(
+        &t,
+        &rows.into_values().map(Value::Object).collect::<Vec<_>>(),
+    );
+    assert_eq!(read_sorted(&dir).await, render_sorted(&t, &[expected]));
+}
