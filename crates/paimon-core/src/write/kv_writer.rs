@@ -4,9 +4,10 @@
 //! Every row gets the bucket's next sequence number on arrival. Rows are buffered up to
 //! `write-buffer-size` (Arrow memory); a full buffer, and `prepare_commit`, flush it: the rows
 //! are sorted by (trimmed primary key in declared order, `sequence.field` columns,
-//! `_SEQUENCE_NUMBER`) with arrow-row keys, each key group is reduced by the deduplicate merge
-//! function (the last record wins, whatever its kind; with `ignore-delete` retractions are
-//! dropped first), and the survivors are written as sorted level-0 files. Buffers are not
+//! `_SEQUENCE_NUMBER`) with arrow-row keys, each key group is reduced by the merge engine
+//! (deduplicate: the last record wins, whatever its kind, with `ignore-delete` retractions
+//! dropped first; partial-update and aggregation through `kv_merge`), and the survivors are
+//! written as sorted level-0 files. Buffers are not
 //! spilled to disk: a full buffer becomes a level-0 file, as Java does with
 //! `write-buffer-spillable = false`, so one commit can hold several level-0 files per bucket.
 
@@ -22,6 +23,7 @@ use arrow_select::take::{take, take_record_batch};
 
 use super::file_writer::RollingWriter;
 use super::kv_layout::KvLayout;
+use super::kv_merge::BufferMerge;
 use crate::mergetree::merge_function::is_retract;
 use crate::spec::manifest::DataFileMeta;
 use crate::{Error, Result};
@@ -29,6 +31,8 @@ use crate::{Error, Result};
 /// Buffered rows of one bucket.
 pub(crate) struct KvWriter {
     layout: Arc<KvLayout>,
+    /// Partial-update / aggregation engines; `None` = deduplicate.
+    merge: Option<Arc<BufferMerge>>,
     files: RollingWriter,
     next_seq: i64,
     ignore_delete: bool,
@@ -43,6 +47,7 @@ impl KvWriter {
     /// A writer whose first row gets `next_seq`.
     pub(crate) fn new(
         layout: Arc<KvLayout>,
+        merge: Option<Arc<BufferMerge>>,
         files: RollingWriter,
         next_seq: i64,
         ignore_delete: bool,
@@ -50,6 +55,7 @@ impl KvWriter {
     ) -> Self {
         KvWriter {
             layout,
+            merge,
             files,
             next_seq,
             ignore_delete,
@@ -93,15 +99,38 @@ impl KvWriter {
         self.seqs.clear();
         self.kinds.clear();
         self.buffered_bytes = 0;
-        let winners = self.sort_and_merge(&rows, &seqs, &kinds)?;
-        let rows = take_record_batch(&rows, &winners)?;
-        let seqs = take(seqs.as_ref(), &winners, None)?;
-        let kinds = take(kinds.as_ref(), &winners, None)?;
-        let batch = self.layout.file_batch(
-            &rows,
-            seqs.as_primitive::<Int64Type>().clone(),
-            kinds.as_primitive::<Int8Type>().clone(),
-        )?;
+        let (order, keys) = self.sort(&rows, &seqs)?;
+        let batch = match &self.merge {
+            Some(m) => {
+                let merged = m.merge(&rows, [seqs, kinds], &order, &keys).await?;
+                let n = rows.num_columns();
+                let system = |c: usize| {
+                    merged
+                        .columns()
+                        .get(c)
+                        .cloned()
+                        .ok_or_else(|| Error::internal("merged system column missing"))
+                };
+                let (seqs, kinds) = (system(n)?, system(n + 1)?);
+                let values = RecordBatch::try_new(rows.schema(), merged.columns()[..n].to_vec())?;
+                self.layout.file_batch(
+                    &values,
+                    seqs.as_primitive::<Int64Type>().clone(),
+                    kinds.as_primitive::<Int8Type>().clone(),
+                )?
+            }
+            None => {
+                let winners = self.deduplicate(&order, &keys, &kinds);
+                let rows = take_record_batch(&rows, &winners)?;
+                let seqs = take(seqs.as_ref(), &winners, None)?;
+                let kinds = take(kinds.as_ref(), &winners, None)?;
+                self.layout.file_batch(
+                    &rows,
+                    seqs.as_primitive::<Int64Type>().clone(),
+                    kinds.as_primitive::<Int8Type>().clone(),
+                )?
+            }
+        };
         // Every flush is its own sorted run: its files never take rows of a later flush.
         self.files.write(&batch).await?;
         self.files.close_current().await
@@ -124,13 +153,8 @@ impl KvWriter {
         Ok(RowConverter::new(fields)?.convert_columns(&arrays)?)
     }
 
-    /// Indices of the rows that survive the merge, in key order.
-    fn sort_and_merge(
-        &self,
-        rows: &RecordBatch,
-        seqs: &ArrayRef,
-        kinds: &ArrayRef,
-    ) -> Result<UInt32Array> {
+    /// Row order by (key, sequence fields, `_SEQUENCE_NUMBER`) and the key rows.
+    fn sort(&self, rows: &RecordBatch, seqs: &ArrayRef) -> Result<(Vec<u32>, Rows)> {
         let keys = self.converter(rows, &self.layout.key_positions, false)?;
         let user = match self.layout.user_seq.is_empty() {
             true => None,
@@ -139,7 +163,6 @@ impl KvWriter {
             }
         };
         let seq = seqs.as_primitive::<Int64Type>().values();
-        let kinds = kinds.as_primitive::<Int8Type>().values();
         let mut order: Vec<u32> = (0..rows.num_rows() as u32).collect();
         order.sort_unstable_by(|&a, &b| {
             let (a, b) = (a as usize, b as usize);
@@ -151,6 +174,13 @@ impl KvWriter {
                 })
                 .then_with(|| seq.get(a).cmp(&seq.get(b)))
         });
+        Ok((order, keys))
+    }
+
+    /// The deduplicate engine: per key group the last record (with `ignore-delete`, the last
+    /// that is not a retraction; none when all are).
+    fn deduplicate(&self, order: &[u32], keys: &Rows, kinds: &ArrayRef) -> UInt32Array {
+        let kinds = kinds.as_primitive::<Int8Type>().values();
         let mut winners = Vec::with_capacity(order.len());
         let mut start = 0;
         while start < order.len() {
@@ -162,15 +192,15 @@ impl KvWriter {
                 .position(|&i| keys.row(i as usize) != keys.row(first))
                 .map_or(order.len(), |n| start + n);
             let group = order.get(start..end).unwrap_or_default();
-            let last = group.iter().rev().find(|&&i| {
-                !(self.ignore_delete && kinds.get(i as usize).is_some_and(|k| is_retract(*k)))
-            });
-            if let Some(&i) = last {
+            let dropped = |i: u32| {
+                self.ignore_delete && kinds.get(i as usize).is_some_and(|k| is_retract(*k))
+            };
+            if let Some(&i) = group.iter().rev().find(|&&i| !dropped(i)) {
                 winners.push(i);
             }
             start = end;
         }
-        Ok(UInt32Array::from(winners))
+        UInt32Array::from(winners)
     }
 
     /// Flushes the buffer and returns the files written since the last call.

@@ -28,6 +28,7 @@ mod conform;
 mod datum;
 mod file_writer;
 mod kv_layout;
+mod kv_merge;
 mod kv_writer;
 mod orc;
 mod parquet;

@@ -11,6 +11,7 @@ use arrow_select::take::take;
 use super::conform::conform;
 use super::file_writer::{FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
+use super::kv_merge::BufferMerge;
 use super::kv_writer::KvWriter;
 use super::parquet::parquet_schema;
 use super::restore::{next_sequence_numbers, NextSequence};
@@ -22,7 +23,8 @@ use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::io::join;
-use crate::spec::options::{BucketMode, FileFormat, StatsMode};
+use crate::mergetree::merge_function::is_retract;
+use crate::spec::options::{BucketMode, FileFormat, MergeEngine, StatsMode};
 use crate::{Error, Result};
 
 /// The writer of one (partition, bucket).
@@ -51,6 +53,7 @@ pub struct TableWrite {
     router: Router,
     spec: Arc<FileSpec>,
     kv: Option<Arc<KvLayout>>,
+    merge: Option<Arc<BufferMerge>>,
     writers: BTreeMap<(Vec<u8>, i32), BucketWriter>,
     restored: Option<NextSequence>,
 }
@@ -144,8 +147,15 @@ impl TableWrite {
             key,
             target_size: options.target_file_size(schema.has_primary_key()).bytes(),
         });
+        let merge = match (&kv, options.merge_engine) {
+            (Some(kv), MergeEngine::PartialUpdate | MergeEngine::Aggregation) => {
+                Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?))
+            }
+            _ => None,
+        };
         Ok(TableWrite {
             router: Router::new(&table)?,
+            merge,
             table,
             commit_user,
             target,
@@ -216,6 +226,12 @@ impl TableWrite {
             }
             return Ok(());
         }
+        if self.merge.is_some() && kinds.values().iter().any(|k| is_retract(*k)) {
+            return Err(Error::unsupported(format!(
+                "writing -U/-D rows into a '{}' table is not supported yet",
+                self.table.options().merge_engine
+            )));
+        }
         for name in &schema.primary_keys {
             let nulls = batch.column_by_name(name).map_or(0, |c| c.null_count());
             if nulls > 0 {
@@ -249,6 +265,7 @@ impl TableWrite {
                         usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX);
                     BucketWriter::Kv(KvWriter::new(
                         kv.clone(),
+                        self.merge.clone(),
                         files,
                         next_seq,
                         options.ignore_delete,

@@ -488,3 +488,95 @@ async fn upserts_and_deletes_into_a_java_primary_key_table() {
     );
     assert_eq!(read_sorted(&dir).await, render_sorted(&t, &[expected]));
 }
+
+#[tokio::test]
+async fn partial_update_and_aggregation_merge_in_the_buffer_and_across_commits() {
+    let pu = create_table(
+        "pk_partial_update",
+        &[("id", "INT NOT NULL"), ("a", "STRING"), ("b", "INT")],
+        &[],
+        &["id"],
+        &[("bucket", "2"), ("merge-engine", "partial-update")],
+    )
+    .await;
+    let files = write_commit(
+        &pu,
+        &[batch(
+            &pu,
+            &[
+                json!({"id": 1, "a": "x"}),
+                json!({"id": 1, "b": 5}),
+                json!({"id": 2, "a": "y", "b": 1}),
+            ],
+        )],
+    )
+    .await;
+    assert_eq!(
+        files.iter().map(|f| f.row_count).sum::<i64>(),
+        2,
+        "merged in the buffer"
+    );
+    write_commit(&pu, &[batch(&pu, &[json!({"id": 1, "b": 7})])]).await;
+    let want = batch(
+        &pu,
+        &[
+            json!({"id": 1, "a": "x", "b": 7}),
+            json!({"id": 2, "a": "y", "b": 1}),
+        ],
+    );
+    assert_eq!(
+        read_sorted(Path::new(pu.location())).await,
+        render_sorted(&pu, std::slice::from_ref(&want))
+    );
+    save_expected(&pu, &[want]);
+
+    let agg = create_table(
+        "pk_aggregation",
+        &[("id", "INT NOT NULL"), ("s", "BIGINT"), ("m", "INT")],
+        &[],
+        &["id"],
+        &[
+            ("bucket", "2"),
+            ("merge-engine", "aggregation"),
+            ("fields.s.aggregate-function", "sum"),
+            ("fields.m.aggregate-function", "max"),
+        ],
+    )
+    .await;
+    let files = write_commit(
+        &agg,
+        &[batch(
+            &agg,
+            &[
+                json!({"id": 1, "s": 10, "m": 3}),
+                json!({"id": 1, "s": 5, "m": 9}),
+                json!({"id": 2, "s": 1, "m": 1}),
+            ],
+        )],
+    )
+    .await;
+    assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 2);
+    write_commit(&agg, &[batch(&agg, &[json!({"id": 1, "s": 100, "m": 2})])]).await;
+    let want = batch(
+        &agg,
+        &[
+            json!({"id": 1, "s": 115, "m": 9}),
+            json!({"id": 2, "s": 1, "m": 1}),
+        ],
+    );
+    assert_eq!(
+        read_sorted(Path::new(agg.location())).await,
+        render_sorted(&agg, std::slice::from_ref(&want))
+    );
+    save_expected(&agg, &[want]);
+    // Retractions into these engines are refused (the shared merge would drop them).
+    let mut write = agg.new_write().build().unwrap();
+    let e = write
+        .write_with_kinds(
+            &batch(&agg, &[json!({"id": 1, "s": 1})]),
+            &[RowKind::UpdateBefore],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
+}
