@@ -17,7 +17,8 @@ bash scripts/gen-fixtures.sh
 cargo test --workspace --all-targets "$@"
 # pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
 # changed, and narrows its scans with pk-btree payloads we built (written by the `reencoded`,
-# `commit` and `index_build` tests).
+# `commit` and `index_build` tests), and reads the tables our writer wrote (the `write` tests,
+# target/written), checking rows and buckets.
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
@@ -25,6 +26,7 @@ if [ "$#" -eq 0 ]; then
     # pypaimon loads the tables our catalog created and altered (`catalog` test) and writes
     # to one of them.
     .venv-pypaimon/bin/python scripts/check-created.py target/created
+    .venv-pypaimon/bin/python scripts/check-written.py target/written
 fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"

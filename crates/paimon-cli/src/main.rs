@@ -1,4 +1,4 @@
-//! `paimon`: inspect, plan, read, create and alter Apache Paimon tables from the command line.
+//! `paimon`: inspect, plan, read, write, create and alter Apache Paimon tables from the command line.
 //!
 //! A thin layer over `paimon-core`: each subcommand parses its arguments, calls the library and
 //! renders the result. Data goes to stdout; progress and errors go to stderr.
@@ -37,6 +37,8 @@ enum Command {
     Scan(commands::scan::Args),
     /// Read rows.
     Read(commands::read::Args),
+    /// Append the rows of a Parquet, CSV or JSON-lines file and commit them.
+    Write(commands::write::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).
     #[command(subcommand)]
     Index(commands::index::Command),
@@ -91,6 +93,7 @@ fn main() -> ExitCode {
             Command::Drop(a) => commands::drop::run(a).await,
             Command::CreateDatabase(a) => commands::database::create(a).await,
             Command::DropDatabase(a) => commands::database::drop(a).await,
+            Command::Write(a) => commands::write::run(a).await,
         }
     });
     match result {

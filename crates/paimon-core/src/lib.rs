@@ -23,9 +23,24 @@
 //! # }
 //! ```
 //!
+//! Writing goes through [`Table::new_write`] ([`WriteBuilder`] → [`TableWrite`]) and
+//! [`Table::new_commit`]:
+//!
+//! ```no_run
+//! # async fn demo(batch: arrow_array::RecordBatch) -> paimon_core::Result<()> {
+//! let table = paimon_core::Table::open("/warehouse/demo.db/orders").await?;
+//! let mut write = table.new_write().build()?;
+//! write.write(&batch).await?;
+//! let messages = write.prepare_commit().await?;
+//! table.new_commit().commit_messages(&messages, write.commit_user()).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The crate is cut by stage: [`spec`] decodes on-disk structures, [`io`] reaches storage,
 //! [`catalog`] finds tables, [`expr`] holds predicates, [`bucket`] computes buckets, [`scan`]
-//! plans splits, and [`read`] turns splits into Arrow record batches. What a program embedding
+//! plans splits, [`read`] turns splits into Arrow record batches, and [`write`] and [`commit`]
+//! write data files and publish snapshots. What a program embedding
 //! the library needs is re-exported here.
 #![deny(missing_docs)]
 #![cfg_attr(
@@ -48,6 +63,7 @@ pub mod read;
 pub mod render;
 pub mod scan;
 pub mod spec;
+pub mod write;
 
 pub use catalog::{FileSystemCatalog, Identifier, Schema, SchemaChange, Table};
 pub use error::{Error, ErrorKind, Result};
@@ -58,6 +74,7 @@ pub use scan::{
     DataSplit, IntoPredicate, Plan, ScanMetrics, SnapshotSelector, Split, TableScan,
     TableScanBuilder,
 };
+pub use write::{RowKind, TableWrite, WriteBuilder};
 
 #[cfg(test)]
 pub(crate) mod test_util;

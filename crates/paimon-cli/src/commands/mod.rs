@@ -13,3 +13,4 @@ pub mod scan;
 pub mod schema;
 pub mod snapshots;
 pub mod tables;
+pub mod write;

@@ -151,6 +151,13 @@ impl Table {
         crate::scan::TableScanBuilder::new(self.clone())
     }
 
+    /// Starts a write into this table: commit user and option overrides are set on the
+    /// returned builder; its [`TableWrite`](crate::write::TableWrite) takes Arrow batches and
+    /// prepares the commit messages for [`Table::new_commit`].
+    pub fn new_write(&self) -> crate::write::WriteBuilder {
+        crate::write::WriteBuilder::new(self.clone())
+    }
+
     /// A committer for this table: `table.new_commit().commit_messages(&messages, user)`
     /// publishes what writers prepared as new snapshots.
     pub fn new_commit(&self) -> crate::commit::TableCommit {

@@ -155,6 +155,16 @@ pub const POSTPONE_DEFAULT_BUCKET_NUM: &str = "postpone.default-bucket-num";
 pub const ROW_TRACKING_ENABLED: &str = "row-tracking.enabled";
 /// `data-evolution.enabled`, default false.
 pub const DATA_EVOLUTION_ENABLED: &str = "data-evolution.enabled";
+/// `target-file-size`: unset = 128 mb for primary-key tables, 256 mb for append tables.
+pub const TARGET_FILE_SIZE: &str = "target-file-size";
+/// `write-buffer-size`, default 256 mb.
+pub const WRITE_BUFFER_SIZE: &str = "write-buffer-size";
+/// `metadata.stats-dense-store`, default true.
+pub const METADATA_STATS_DENSE_STORE: &str = "metadata.stats-dense-store";
+/// `data-file.prefix`, default `data-`.
+pub const DATA_FILE_PREFIX: &str = "data-file.prefix";
+/// `file.compression.zstd-level`, default 1.
+pub const FILE_COMPRESSION_ZSTD_LEVEL: &str = "file.compression.zstd-level";
 
 /// Key prefixes accepted in overrides besides [`is_known_key`] names: per-field options and
 /// options passed through to formats, file systems and indexes.
@@ -294,6 +304,16 @@ pub struct TableOptions {
     /// The committer's options (`manifest.*` merging, `commit.*` retries,
     /// `dynamic-partition-overwrite`).
     pub commit: CommitOptions,
+    /// `target-file-size`; see [`TableOptions::target_file_size`].
+    pub target_file_size: Option<MemorySize>,
+    /// `write-buffer-size` (default 256 mb).
+    pub write_buffer_size: MemorySize,
+    /// `metadata.stats-dense-store` (default true).
+    pub metadata_stats_dense_store: bool,
+    /// `data-file.prefix` (default `data-`).
+    pub data_file_prefix: String,
+    /// `file.compression.zstd-level` (default 1).
+    pub file_compression_zstd_level: i32,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// Every key not parsed into a field above (known untyped options, format options,
@@ -435,6 +455,11 @@ impl TableOptions {
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
             commit: CommitOptions::parse(r)?,
+            target_file_size: r.parse_with(TARGET_FILE_SIZE, &[], MemorySize::parse)?,
+            write_buffer_size: r.get(WRITE_BUFFER_SIZE, MemorySize::from_mebibytes(256))?,
+            metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
+            data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
+            file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
             per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),
@@ -587,6 +612,26 @@ impl TableOptions {
             !self.deletion_vectors_merge_on_read
         } else {
             self.merge_engine == MergeEngine::FirstRow
+        }
+    }
+
+    /// Target data-file size (Java `CoreOptions#targetFileSize`): `target-file-size`, else
+    /// 128 MiB for primary-key tables and 256 MiB for append tables.
+    pub fn target_file_size(&self, has_primary_key: bool) -> MemorySize {
+        self.target_file_size.unwrap_or(match has_primary_key {
+            true => MemorySize::from_mebibytes(128),
+            false => MemorySize::from_mebibytes(256),
+        })
+    }
+
+    /// The statistics mode of column `field`: `fields.<field>.stats-mode`, else
+    /// `metadata.stats-mode` (Java `StatsCollectorFactories#createStatsFactories`).
+    pub fn stats_mode_of(&self, field: &str) -> Result<StatsMode> {
+        match self.field_option(field, "stats-mode") {
+            None => Ok(self.metadata_stats_mode),
+            Some(v) => v
+                .parse()
+                .map_err(|e: Error| e.with_context("option", format!("fields.{field}.stats-mode"))),
         }
     }
 

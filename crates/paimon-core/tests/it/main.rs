@@ -28,3 +28,6 @@ mod reencoded;
 mod regressions;
 mod selective;
 mod time_travel;
+mod write;
+mod write_buckets;
+mod write_pk;

@@ -47,11 +47,14 @@ struct RowWriter {
 }
 
 impl RowWriter {
-    fn new(arity: usize) -> Result<Self> {
+    /// A writer over `buf`, cleared and zero-filled to the fixed part (its capacity is reused).
+    fn with_buffer(arity: usize, mut buf: Vec<u8>) -> Result<Self> {
         let fixed = fixed_part_size(arity)
             .ok_or_else(|| Error::invalid_argument("BinaryRow arity too large"))?;
+        buf.clear();
+        buf.resize(fixed, 0);
         Ok(RowWriter {
-            buf: vec![0; fixed],
+            buf,
             null_bits: null_bits_size(arity).unwrap_or(0),
         })
     }
@@ -250,6 +253,18 @@ impl RowWriter {
 /// Errors (`InvalidArgument`) when the lengths differ, a value does not match its type (kind,
 /// decimal scale or precision overflow, nanos ≥ 10^6), or a nested type is given (`Unsupported`).
 pub fn encode(values: &[Option<Datum>], types: &[DataType]) -> Result<BinaryRow> {
+    let mut row = BinaryRow::empty();
+    encode_into(values, types, &mut row)?;
+    Ok(row)
+}
+
+/// [`encode`] into `row`, reusing its buffer (one allocation for many rows, e.g. the bucket
+/// key of every written row).
+pub fn encode_into(
+    values: &[Option<Datum>],
+    types: &[DataType],
+    row: &mut BinaryRow,
+) -> Result<()> {
     if values.len() != types.len() {
         return Err(
             Error::invalid_argument("BinaryRow values and types differ in length")
@@ -257,12 +272,14 @@ pub fn encode(values: &[Option<Datum>], types: &[DataType]) -> Result<BinaryRow>
                 .with_context("types", types.len().to_string()),
         );
     }
-    let mut w = RowWriter::new(types.len())?;
+    let mut w = RowWriter::with_buffer(types.len(), std::mem::take(&mut row.bytes))?;
     for (pos, (value, data_type)) in values.iter().zip(types).enumerate() {
         match value {
             None => w.write_null(pos, data_type)?,
             Some(v) => w.write(pos, v, data_type)?,
         }
     }
-    BinaryRow::from_bytes(types.len(), w.buf)
+    row.arity = types.len();
+    row.bytes = w.buf;
+    Ok(())
 }

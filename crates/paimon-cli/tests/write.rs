@@ -1,0 +1,103 @@
+//! `paimon write`: CSV, JSON lines and Parquet input appended to a table, read back with
+//! `paimon read`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn paimon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn create_pk_table(dir: &Path) {
+    std::fs::create_dir_all(dir.join("schema")).unwrap();
+    let schema = serde_json::json!({
+        "version": 3, "id": 0,
+        "fields": [
+            {"id": 0, "name": "id", "type": "INT NOT NULL"},
+            {"id": 1, "name": "name", "type": "STRING"},
+            {"id": 2, "name": "price", "type": "DECIMAL(10, 2)"}
+        ],
+        "highestFieldId": 2, "partitionKeys": [], "primaryKeys": ["id"],
+        "options": {"bucket": "2"}, "comment": null, "timeMillis": 0
+    });
+    std::fs::write(dir.join("schema/schema-0"), schema.to_string()).unwrap();
+}
+
+#[test]
+fn write_csv_then_json_lines_then_parquet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let table = tmp.path().join("t");
+    create_pk_table(&table);
+    let t = table.to_str().unwrap();
+    let csv = tmp.path().join("in.csv");
+    std::fs::write(&csv, "id,name,price\n1,a,1.50\n2,b,2.00\n3,,3.25\n").unwrap();
+    let out = ok(&paimon(&["write", t, "--input", csv.to_str().unwrap()]));
+    assert!(out.starts_with("snapshot 1: 3 rows"), "{out}");
+    let json = tmp.path().join("in.jsonl");
+    std::fs::write(
+        &json,
+        "{\"id\": 2, \"name\": \"B\", \"price\": \"20.00\"}\n",
+    )
+    .unwrap();
+    ok(&paimon(&["write", t, "--input", json.to_str().unwrap()]));
+    // A Parquet file exported by `paimon read` is valid input too.
+    let parquet = tmp.path().join("in.parquet");
+    let rows = ok(&paimon(&["read", t, "--format", "jsonl"]));
+    let mut lines: Vec<&str> = rows.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            r#"{"id":1,"name":"a","price":"1.50"}"#,
+            r#"{"id":2,"name":"B","price":"20.00"}"#,
+            r#"{"id":3,"name":null,"price":"3.25"}"#,
+        ]
+    );
+    let o = paimon(&[
+        "read",
+        t,
+        "--format",
+        "parquet",
+        "--output",
+        parquet.to_str().unwrap(),
+    ]);
+    if o.status.success() && parquet.is_file() {
+        ok(&paimon(&["write", t, "--input", parquet.to_str().unwrap()]));
+        let again = ok(&paimon(&["read", t, "--format", "jsonl"]));
+        assert_eq!(again.lines().count(), 3);
+    }
+}
+
+#[test]
+fn write_errors_have_exit_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let table = tmp.path().join("t");
+    create_pk_table(&table);
+    let t = table.to_str().unwrap();
+    let csv = tmp.path().join("bad.csv");
+    std::fs::write(&csv, "id,name,price\n,a,1.50\n").unwrap();
+    let o = paimon(&["write", t, "--input", csv.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!table.join("snapshot").exists());
+    let o = paimon(&["write", t, "--input", csv.to_str().unwrap(), "--overwrite"]);
+    assert_eq!(o.status.code(), Some(5));
+    let o = paimon(&["write", t, "--input", "/no/such/file.csv"]);
+    assert_ne!(o.status.code(), Some(0));
+}

@@ -1,0 +1,377 @@
+//! [`RollingWriter`]: the data files (Parquet, ORC or Avro) of one (partition, bucket) writer (Java
+//! `RollingFileWriterImpl` over `RowDataFileWriter` / `KeyValueDataFileWriter`).
+//!
+//! Files are named `<data-file.prefix><uuid>-<n>.<format>` with one UUID per writer and a
+//! counter that continues across flushes (Java `DataFilePathFactory`), created lazily on the
+//! first row (never empty) and rolled when the file reaches `target-file-size`, checked every
+//! [`ROLL_CHECK_ROWS`] rows as Java does. Closing a file writes it through `FileIO` and builds
+//! its [`DataFileMeta`] (Java `DataFileMeta#forAppend` / `KeyValueDataFileWriter#result`).
+
+use std::sync::Arc;
+
+use arrow_arith::aggregate::{max, min};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, Int8Type};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+
+use super::avro::AvroWriter;
+use super::datum::datum_at;
+use super::orc::OrcWriter;
+use super::parquet::ParquetWriter;
+use super::stats::StatsCollector;
+use crate::io::{join, FileIO};
+use crate::mergetree::merge_function::is_retract;
+use crate::spec::binary_row::BinaryRow;
+use crate::spec::manifest::{DataFileMeta, SimpleStats};
+use crate::spec::options::{FileFormat, TableOptions};
+use crate::spec::types::{DataField, DataType};
+use crate::{Error, Result};
+
+/// Rows between two checks of the file size (Java `CHECK_ROLLING_RECORD_CNT`).
+pub(crate) const ROLL_CHECK_ROWS: usize = 1000;
+
+/// The key columns of a primary-key file layout.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyColumns {
+    /// Positions of the `_KEY_*` columns in the written batches.
+    pub positions: Vec<usize>,
+    /// Their types.
+    pub types: Vec<DataType>,
+    /// `_SEQUENCE_NUMBER` position.
+    pub seq: usize,
+    /// `_VALUE_KIND` position.
+    pub kind: usize,
+}
+
+/// What every file of a table's writers shares.
+#[derive(Debug)]
+pub(crate) struct FileSpec {
+    /// Storage.
+    pub io: FileIO,
+    /// Table options.
+    pub options: Arc<TableOptions>,
+    /// Schema the files are written with.
+    pub schema_id: i64,
+    /// The Arrow schema of the written batches (Parquet ids set).
+    pub schema: SchemaRef,
+    /// The Paimon fields of the written batches.
+    pub fields: Vec<DataField>,
+    /// Value statistics template (cloned per file).
+    pub value_stats: StatsCollector,
+    /// Key statistics template (primary-key files only).
+    pub key_stats: Option<StatsCollector>,
+    /// Key and system columns (primary-key files only).
+    pub key: Option<KeyColumns>,
+    /// `target-file-size` in bytes.
+    pub target_size: u64,
+}
+
+impl FileSpec {
+    /// The file-name extension of the table's format.
+    fn extension(&self) -> &'static str {
+        match self.options.file_format {
+            FileFormat::Orc => "orc",
+            FileFormat::Avro => "avro",
+            _ => "parquet",
+        }
+    }
+}
+
+/// The format writer of one file.
+enum FormatWriter {
+    Parquet(ParquetWriter),
+    Orc(OrcWriter),
+    Avro(AvroWriter),
+}
+
+impl FormatWriter {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            FormatWriter::Parquet(w) => w.write(batch),
+            FormatWriter::Orc(w) => w.write(batch),
+            FormatWriter::Avro(w) => w.write(batch),
+        }
+    }
+    fn estimated_size(&self) -> u64 {
+        match self {
+            FormatWriter::Parquet(w) => w.estimated_size(),
+            FormatWriter::Orc(w) => w.estimated_size(),
+            FormatWriter::Avro(w) => w.estimated_size(),
+        }
+    }
+    fn finish(self) -> Result<Vec<u8>> {
+        match self {
+            FormatWriter::Parquet(w) => w.finish(),
+            FormatWriter::Orc(w) => w.finish(),
+            FormatWriter::Avro(w) => w.finish(),
+        }
+    }
+}
+
+/// A file being written.
+struct OpenFile {
+    name: String,
+    writer: FormatWriter,
+    rows: i64,
+    value_stats: StatsCollector,
+    key_stats: Option<StatsCollector>,
+    min_key: Option<BinaryRow>,
+    max_key: Option<BinaryRow>,
+    min_seq: i64,
+    max_seq: i64,
+    deletes: i64,
+}
+
+/// The rolling data files of one (partition, bucket).
+pub(crate) struct RollingWriter {
+    spec: Arc<FileSpec>,
+    dir: String,
+    uuid: String,
+    counter: u64,
+    current: Option<OpenFile>,
+    done: Vec<DataFileMeta>,
+    /// Next sequence number of an append writer (one per row, arrival order).
+    next_seq: i64,
+}
+
+impl RollingWriter {
+    /// A writer into bucket directory `dir`; append rows are numbered from `next_seq`.
+    pub(crate) fn new(spec: Arc<FileSpec>, dir: String, next_seq: i64) -> Self {
+        RollingWriter {
+            spec,
+            dir,
+            uuid: uuid::Uuid::new_v4().to_string(),
+            counter: 0,
+            current: None,
+            done: Vec::new(),
+            next_seq,
+        }
+    }
+
+    fn open(&mut self) -> Result<OpenFile> {
+        let writer = match &self.spec.options.file_format {
+            FileFormat::Parquet => FormatWriter::Parquet(ParquetWriter::new(
+                self.spec.schema.clone(),
+                &self.spec.options,
+            )?),
+            FileFormat::Orc => FormatWriter::Orc(OrcWriter::new(
+                self.spec.schema.clone(),
+                &self.spec.options,
+                self.spec.target_size,
+            )?),
+            FileFormat::Avro => FormatWriter::Avro(AvroWriter::new(
+                self.spec.fields.clone(),
+                &self.spec.options,
+            )?),
+            other => {
+                return Err(Error::unsupported(format!(
+                    "writing file.format '{other}' is not supported yet (parquet, orc, avro)"
+                ))
+                .with_context("option", "file.format"))
+            }
+        };
+        let name = format!(
+            "{}{}-{}.{}",
+            self.spec.options.data_file_prefix,
+            self.uuid,
+            self.counter,
+            self.spec.extension()
+        );
+        self.counter += 1;
+        Ok(OpenFile {
+            name,
+            writer,
+            rows: 0,
+            value_stats: self.spec.value_stats.clone(),
+            key_stats: self.spec.key_stats.clone(),
+            min_key: None,
+            max_key: None,
+            min_seq: i64::MAX,
+            max_seq: i64::MIN,
+            deletes: 0,
+        })
+    }
+
+    /// Writes `batch` (rows in file order), rolling at the target size.
+    pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let len = ROLL_CHECK_ROWS.min(batch.num_rows() - offset);
+            let slice = batch.slice(offset, len);
+            offset += len;
+            let mut file = match self.current.take() {
+                Some(f) => f,
+                None => self.open()?,
+            };
+            self.append(&mut file, &slice)?;
+            if file.writer.estimated_size() >= self.spec.target_size {
+                self.close(file).await?;
+            } else {
+                self.current = Some(file);
+            }
+        }
+        Ok(())
+    }
+
+    fn append(&mut self, file: &mut OpenFile, slice: &RecordBatch) -> Result<()> {
+        let rows = slice.num_rows() as i64;
+        file.writer.write(slice)?;
+        file.value_stats.update(slice)?;
+        match &self.spec.key {
+            None => {
+                file.min_seq = file.min_seq.min(self.next_seq);
+                self.next_seq += rows;
+                file.max_seq = self.next_seq - 1;
+            }
+            Some(key) => {
+                if let Some(ks) = &mut file.key_stats {
+                    ks.update(slice)?;
+                }
+                let column = |pos: usize| {
+                    slice
+                        .columns()
+                        .get(pos)
+                        .ok_or_else(|| Error::internal("system column missing"))
+                };
+                let seq = column(key.seq)?.as_primitive::<Int64Type>();
+                file.min_seq = file.min_seq.min(min(seq).unwrap_or(i64::MAX));
+                file.max_seq = file.max_seq.max(max(seq).unwrap_or(i64::MIN));
+                let kinds = column(key.kind)?.as_primitive::<Int8Type>();
+                file.deletes += kinds.values().iter().filter(|k| is_retract(**k)).count() as i64;
+                if file.min_key.is_none() {
+                    file.min_key = Some(key_row(slice, key, 0)?);
+                }
+                file.max_key = Some(key_row(slice, key, slice.num_rows() - 1)?);
+            }
+        }
+        file.rows += rows;
+        Ok(())
+    }
+
+    async fn close(&mut self, file: OpenFile) -> Result<()> {
+        let bytes = file.writer.finish()?;
+        let size = bytes.len() as i64;
+        let path = join(&self.dir, &file.name);
+        self.spec.io.write(&path, Bytes::from(bytes)).await?;
+        let empty = BinaryRow::empty().serialize();
+        let empty_stats = SimpleStats {
+            min_values: empty.clone(),
+            max_values: empty.clone(),
+            null_counts: Some(Vec::new()),
+        };
+        let key_stats = match &file.key_stats {
+            Some(k) => k.result()?,
+            None => empty_stats,
+        };
+        self.done.push(DataFileMeta {
+            file_name: file.name,
+            file_size: size,
+            row_count: file.rows,
+            min_key: file
+                .min_key
+                .map_or_else(|| empty.clone(), |k| k.serialize()),
+            max_key: file
+                .max_key
+                .map_or_else(|| empty.clone(), |k| k.serialize()),
+            key_stats,
+            value_stats: file.value_stats.result()?,
+            min_sequence_number: file.min_seq,
+            max_sequence_number: file.max_seq,
+            schema_id: self.spec.schema_id,
+            level: 0,
+            extra_files: Vec::new(),
+            creation_time: Some(local_now_millis()),
+            delete_row_count: Some(file.deletes),
+            embedded_index: None,
+            file_source: Some(0),
+            value_stats_cols: file.value_stats.stats_cols(),
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+        });
+        Ok(())
+    }
+
+    /// Closes the open file (the next row starts a new one).
+    pub(crate) async fn close_current(&mut self) -> Result<()> {
+        if let Some(file) = self.current.take() {
+            self.close(file).await?;
+        }
+        Ok(())
+    }
+
+    /// Closes the open file and returns every file written since the last call.
+    pub(crate) async fn flush(&mut self) -> Result<Vec<DataFileMeta>> {
+        self.close_current().await?;
+        Ok(std::mem::take(&mut self.done))
+    }
+}
+
+/// The trimmed-key `BinaryRow` of `row` (Java `_MIN_KEY`/`_MAX_KEY`, never truncated).
+fn key_row(batch: &RecordBatch, key: &KeyColumns, row: usize) -> Result<BinaryRow> {
+    let values = key
+        .positions
+        .iter()
+        .zip(&key.types)
+        .map(|(&p, t)| {
+            let array = batch
+                .columns()
+                .get(p)
+                .ok_or_else(|| Error::internal("key column missing"))?;
+            datum_at(array.as_ref(), row, t)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    BinaryRow::encode(&values, &key.types)
+}
+
+/// Java `LocalDateTime.now()` as epoch millis: the local wall clock stored as if it were UTC.
+fn local_now_millis() -> i64 {
+    chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int32Array, StringArray};
+
+    use super::*;
+    use crate::spec::datum::Datum;
+    use crate::spec::types::TypeKind;
+
+    #[test]
+    fn key_bounds_are_java_binary_rows_of_the_key_columns() {
+        let key = KeyColumns {
+            positions: vec![1, 0],
+            types: vec![
+                DataType::not_null(TypeKind::VarChar(100)),
+                DataType::not_null(TypeKind::Int),
+            ],
+            seq: 2,
+            kind: 3,
+        };
+        let batch = RecordBatch::try_from_iter([
+            ("k2", Arc::new(Int32Array::from(vec![7, 9])) as ArrayRef),
+            (
+                "k1",
+                Arc::new(StringArray::from(vec!["short", "a longer key"])) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        for (row, (s, i)) in [(0, ("short", 7)), (1, ("a longer key", 9))] {
+            let want = BinaryRow::encode(
+                &[Some(Datum::String(s.into())), Some(Datum::Int(i))],
+                &key.types,
+            )
+            .unwrap();
+            let got = key_row(&batch, &key, row).unwrap();
+            assert_eq!(got.serialize(), want.serialize());
+            assert_eq!(got.arity(), 2);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Writing: Arrow record batches → data files → [`CommitMessage`](crate::commit::CommitMessage)s
+//! for the committer (Java `org.apache.paimon.table.sink` and `org.apache.paimon.operation`
+//! writes, Paimon 2.0).
+//!
+//! `table.new_write()` ([`WriteBuilder`]) → [`TableWrite`]: `write` checks each batch against
+//! the table (`conform`), routes its rows to (partition, bucket) writers (`route`), and each
+//! writer turns rows into rolling Parquet, ORC or Avro files (`file_writer`, `parquet`, `orc`, `avro`) with Java's names,
+//! statistics (`stats`) and `DataFileMeta`. Append tables write rows in arrival order with one
+//! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
+//! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
+//! (`restore`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
+//! publishes them.
+//!
+//! ```no_run
+//! # async fn demo(batch: arrow_array::RecordBatch) -> paimon_core::Result<()> {
+//! let table = paimon_core::Table::open("/warehouse/demo.db/orders").await?;
+//! let mut write = table.new_write().build()?;
+//! write.write(&batch).await?;
+//! let messages = write.prepare_commit().await?;
+//! table.new_commit().commit_messages(&messages, write.commit_user()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod avro;
+mod builder;
+mod conform;
+mod datum;
+mod file_writer;
+mod kv_layout;
+mod kv_merge;
+mod kv_writer;
+mod orc;
+mod parquet;
+mod restore;
+mod route;
+mod row_kind;
+mod stats;
+mod support;
+mod table_write;
+
+pub use builder::WriteBuilder;
+pub use row_kind::RowKind;
+pub use table_write::TableWrite;

@@ -1,0 +1,228 @@
+//! Routing the rows of a batch to their (partition, bucket) writers (Java
+//! `FixedBucketRowKeyExtractor`, `InternalRowPartitionComputer`).
+//!
+//! Partitions are grouped through arrow-row keys of the partition columns (one `BinaryRow`
+//! and directory name per distinct partition, not per row). Buckets of fixed-bucket tables
+//! come from the table's bucket function over the bucket-key `BinaryRow`, the same function
+//! the reader's bucket pruning uses; that row is encoded per row into one reused buffer.
+//! Bucket-unaware append tables write everything to bucket 0.
+
+use std::collections::HashMap;
+
+use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow_row::{RowConverter, SortField};
+use arrow_select::take::take_record_batch;
+
+use super::datum::datum_at;
+use crate::bucket::{BucketFunction, BucketFunctionType};
+use crate::catalog::Table;
+use crate::spec::binary_row::writer::encode_into;
+use crate::spec::binary_row::BinaryRow;
+use crate::spec::options::{BucketFunctionKind, BucketMode};
+use crate::spec::partition_path::partition_path;
+use crate::spec::types::{DataField, DataType};
+use crate::{Error, Result};
+
+/// A partition: serialized `BinaryRow` and relative directory.
+type Partition = (Vec<u8>, String);
+
+/// Rows of one (partition, bucket) of a batch.
+#[derive(Debug)]
+pub(crate) struct Routed {
+    /// Serialized partition `BinaryRow`.
+    pub partition: Vec<u8>,
+    /// Relative partition directory (`k=v/`, empty when unpartitioned).
+    pub partition_dir: String,
+    /// Bucket id.
+    pub bucket: i32,
+    /// The rows, in arrival order.
+    pub batch: RecordBatch,
+    /// Their positions in the routed batch (`None` = the whole batch).
+    pub rows: Option<UInt32Array>,
+}
+
+/// How a table's rows are routed.
+#[derive(Debug)]
+pub(crate) struct Router {
+    partition_fields: Vec<DataField>,
+    partition_positions: Vec<usize>,
+    default_name: String,
+    legacy_name: bool,
+    bucket: Option<FixedBucket>,
+}
+
+#[derive(Debug)]
+struct FixedBucket {
+    positions: Vec<usize>,
+    types: Vec<DataType>,
+    function: BucketFunction,
+    count: i32,
+}
+
+fn positions(fields: &[DataField], all: &[DataField]) -> Result<Vec<usize>> {
+    fields
+        .iter()
+        .map(|f| {
+            all.iter()
+                .position(|x| x.id == f.id)
+                .ok_or_else(|| Error::internal(format!("column '{}' missing", f.name)))
+        })
+        .collect()
+}
+
+impl Router {
+    /// The router of `table` (batches in table column order).
+    pub(crate) fn new(table: &Table) -> Result<Self> {
+        let schema = table.schema();
+        let options = table.options();
+        let partition_fields = schema.partition_fields()?;
+        let partition_positions = positions(&partition_fields, &schema.fields)?;
+        let bucket = match options.bucket {
+            BucketMode::Fixed(n) => {
+                let key_fields = schema.fields_of(&schema.bucket_keys())?;
+                let types: Vec<DataType> = key_fields.iter().map(|f| f.data_type.clone()).collect();
+                let kind = match options.bucket_function {
+                    BucketFunctionKind::Default => BucketFunctionType::Default,
+                    BucketFunctionKind::Mod => BucketFunctionType::Mod,
+                    BucketFunctionKind::Hive => BucketFunctionType::Hive,
+                };
+                Some(FixedBucket {
+                    positions: positions(&key_fields, &schema.fields)?,
+                    function: BucketFunction::new(kind, types.clone())?,
+                    types,
+                    count: i32::try_from(n.get()).unwrap_or(i32::MAX),
+                })
+            }
+            _ => None,
+        };
+        Ok(Router {
+            partition_fields,
+            partition_positions,
+            default_name: options.partition_default_name.clone(),
+            legacy_name: options.partition_legacy_name,
+            bucket,
+        })
+    }
+
+    /// The `_TOTAL_BUCKETS` of written files (-1 for bucket-unaware tables).
+    pub(crate) fn total_buckets(&self) -> i32 {
+        self.bucket.as_ref().map_or(-1, |b| b.count)
+    }
+
+    /// The partition of every row: group ids and, per group, (serialized row, directory).
+    fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<Partition>)> {
+        let rows = batch.num_rows();
+        if self.partition_fields.is_empty() {
+            let empty = BinaryRow::empty().serialize();
+            return Ok((vec![0; rows], vec![(empty, String::new())]));
+        }
+        let columns: Vec<ArrayRef> = self
+            .partition_positions
+            .iter()
+            .map(|&p| batch.column(p).clone())
+            .collect();
+        let converter = RowConverter::new(
+            columns
+                .iter()
+                .map(|c| SortField::new(c.data_type().clone()))
+                .collect(),
+        )?;
+        let keys = converter.convert_columns(&columns)?;
+        let mut seen: HashMap<&[u8], usize> = HashMap::new();
+        let mut groups = Vec::new();
+        let mut ids = Vec::with_capacity(rows);
+        for (row, key) in keys.iter().enumerate() {
+            let next = seen.len();
+            let id = *seen.entry(key.data()).or_insert(next);
+            if id == next {
+                groups.push(self.partition_of(&columns, row)?);
+            }
+            ids.push(id);
+        }
+        Ok((ids, groups))
+    }
+
+    fn partition_of(&self, columns: &[ArrayRef], row: usize) -> Result<Partition> {
+        let values = columns
+            .iter()
+            .zip(&self.partition_fields)
+            .map(|(c, f)| datum_at(c.as_ref(), row, &f.data_type))
+            .collect::<Result<Vec<_>>>()?;
+        let types: Vec<DataType> = self
+            .partition_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
+        let bytes = BinaryRow::encode(&values, &types)?.serialize();
+        let dir = partition_path(
+            &self.partition_fields,
+            &values,
+            &self.default_name,
+            self.legacy_name,
+        )?;
+        Ok((bytes, dir))
+    }
+
+    /// The bucket of every row.
+    pub(crate) fn buckets(&self, batch: &RecordBatch) -> Result<Vec<i32>> {
+        let Some(b) = &self.bucket else {
+            return Ok(vec![0; batch.num_rows()]);
+        };
+        let columns: Vec<&ArrayRef> = b.positions.iter().map(|&p| batch.column(p)).collect();
+        // One value vector and one row buffer for all rows (string values still allocate).
+        let mut values = Vec::with_capacity(columns.len());
+        let mut key = BinaryRow::empty();
+        (0..batch.num_rows())
+            .map(|row| {
+                values.clear();
+                for (c, t) in columns.iter().zip(&b.types) {
+                    values.push(datum_at(c.as_ref(), row, t)?);
+                }
+                encode_into(&values, &b.types, &mut key)?;
+                b.function.bucket(&key, b.count)
+            })
+            .collect()
+    }
+
+    /// Splits `batch` into its (partition, bucket) parts.
+    pub(crate) fn route(&self, batch: &RecordBatch) -> Result<Vec<Routed>> {
+        let (partition_ids, partitions) = self.partitions(batch)?;
+        let buckets = self.buckets(batch)?;
+        if partitions.len() == 1 && buckets.iter().all(|b| Some(b) == buckets.first()) {
+            let (partition, partition_dir) = partitions.into_iter().next().unwrap_or_default();
+            return Ok(vec![Routed {
+                partition,
+                partition_dir,
+                bucket: buckets.first().copied().unwrap_or(0),
+                batch: batch.clone(),
+                rows: None,
+            }]);
+        }
+        let mut groups: HashMap<(usize, i32), Vec<u32>> = HashMap::new();
+        let mut order = Vec::new();
+        for (row, (p, b)) in partition_ids.iter().zip(&buckets).enumerate() {
+            let rows = groups.entry((*p, *b)).or_insert_with(|| {
+                order.push((*p, *b));
+                Vec::new()
+            });
+            rows.push(row as u32);
+        }
+        order
+            .into_iter()
+            .map(|(p, b)| {
+                let rows = UInt32Array::from(groups.remove(&(p, b)).unwrap_or_default());
+                let (partition, partition_dir) = partitions
+                    .get(p)
+                    .cloned()
+                    .ok_or_else(|| Error::internal("partition group missing"))?;
+                Ok(Routed {
+                    partition,
+                    partition_dir,
+                    bucket: b,
+                    batch: take_record_batch(batch, &rows)?,
+                    rows: Some(rows),
+                })
+            })
+            .collect()
+    }
+}

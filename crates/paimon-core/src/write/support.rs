@@ -1,0 +1,93 @@
+//! Which tables this writer can write correctly; everything else fails at `build()` with
+//! `Unsupported` instead of writing data Java would read differently.
+
+use super::avro::avro_writable;
+use super::orc::orc_writable;
+use crate::catalog::Table;
+use crate::spec::options::{BucketMode, ChangelogProducer, FileFormat, MergeEngine};
+use crate::{Error, Result};
+
+fn unsupported(what: &str, option: &str) -> Error {
+    Error::unsupported(format!("writing {what} is not supported yet"))
+        .with_context("option", option.to_string())
+}
+
+/// Rejects table layouts the writer does not produce.
+pub(crate) fn check_supported(table: &Table) -> Result<()> {
+    let schema = table.schema();
+    let options = table.options();
+    options.validate(schema)?;
+    match &options.file_format {
+        FileFormat::Parquet => {}
+        FileFormat::Orc => {
+            if let Some(f) = schema.fields.iter().find(|f| !orc_writable(&f.data_type)) {
+                return Err(unsupported(
+                    &format!("ORC files with a {} column ('{}')", f.data_type, f.name),
+                    "file.format",
+                ));
+            }
+        }
+        FileFormat::Avro => {
+            if let Some(f) = schema.fields.iter().find(|f| !avro_writable(&f.data_type)) {
+                return Err(unsupported(
+                    &format!("Avro files with a {} column ('{}')", f.data_type, f.name),
+                    "file.format",
+                ));
+            }
+        }
+        other => {
+            return Err(unsupported(
+                &format!("file.format '{other}' (parquet, orc, avro)"),
+                "file.format",
+            ))
+        }
+    }
+    if options.data_file_external_paths.is_some() {
+        return Err(unsupported(
+            "to external data paths",
+            "data-file.external-paths",
+        ));
+    }
+    if options.row_tracking_enabled || options.data_evolution_enabled {
+        return Err(unsupported(
+            "row-tracking / data-evolution tables",
+            "row-tracking.enabled",
+        ));
+    }
+    if !schema.has_primary_key() {
+        return Ok(());
+    }
+    match options.bucket {
+        BucketMode::Fixed(_) => {}
+        BucketMode::Dynamic => {
+            return Err(unsupported(
+                "dynamic-bucket (bucket = -1) primary-key tables",
+                "bucket",
+            ))
+        }
+        BucketMode::Postpone => {
+            return Err(unsupported(
+                "postpone-bucket (bucket = -2) tables",
+                "bucket",
+            ))
+        }
+    }
+    if options.merge_engine == MergeEngine::FirstRow {
+        // Readers skip level 0 of first-row tables; Java compacts it away before the commit.
+        return Err(unsupported(
+            "merge-engine 'first-row' (level-0 files need compaction to become visible)",
+            "merge-engine",
+        ));
+    }
+    if options.batch_scan_skip_level0() {
+        // Readers skip level 0 here; Java compacts it away before the commit ends.
+        return Err(unsupported(
+            "deletion-vector tables (level-0 files need compaction to become visible)",
+            "deletion-vectors.enabled",
+        ));
+    }
+    if options.changelog_producer != ChangelogProducer::None {
+        return Err(unsupported("changelog files", "changelog-producer"));
+    }
+    Ok(())
+}
