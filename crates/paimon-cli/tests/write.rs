@@ -97,7 +97,87 @@ fn write_errors_have_exit_codes() {
     );
     assert!(!table.join("snapshot").exists());
     let o = paimon(&["write", t, "--input", csv.to_str().unwrap(), "--overwrite"]);
-    assert_eq!(o.status.code(), Some(5));
+    assert_eq!(o.status.code(), Some(2));
+    let o = paimon(&[
+        "write",
+        t,
+        "--input",
+        csv.to_str().unwrap(),
+        "--partition",
+        "a=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "--partition needs --overwrite");
     let o = paimon(&["write", t, "--input", "/no/such/file.csv"]);
     assert_ne!(o.status.code(), Some(0));
+}
+
+fn sorted_rows(t: &str) -> Vec<String> {
+    let out = ok(&paimon(&["read", t, "--format", "jsonl"]));
+    let mut rows: Vec<String> = out.lines().map(str::to_string).collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn write_overwrite_dynamic_and_static_partitions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    let t = t.to_str().unwrap();
+    ok(&paimon(&[
+        "create",
+        t,
+        "--schema",
+        "dt STRING, id INT",
+        "--partition",
+        "dt",
+    ]));
+    let input = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let first = input("a.csv", "dt,id\na,1\na,2\nb,3\n");
+    ok(&paimon(&["write", t, "--input", &first]));
+    // Dynamic: only partition `a` (the one written) is replaced.
+    let second = input("b.csv", "dt,id\na,10\n");
+    let out = ok(&paimon(&["write", t, "--input", &second, "--overwrite"]));
+    assert!(out.starts_with("snapshot 2"), "{out}");
+    assert_eq!(
+        sorted_rows(t),
+        [r#"{"dt":"a","id":10}"#, r#"{"dt":"b","id":3}"#]
+    );
+    // Static: rows outside the spec are refused (Java's message), nothing changes.
+    let outside = input("c.csv", "dt,id\nc,7\n");
+    let o = paimon(&[
+        "write",
+        t,
+        "--input",
+        &outside,
+        "--overwrite",
+        "--partition",
+        "dt=b",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("do not belong to this partition"));
+    // Static: the spec's partition `b` is replaced.
+    let third = input("b2.csv", "dt,id\nb,7\nb,8\n");
+    ok(&paimon(&[
+        "write",
+        t,
+        "--input",
+        &third,
+        "--overwrite",
+        "--partition",
+        "dt=b",
+    ]));
+    assert_eq!(
+        sorted_rows(t),
+        [
+            r#"{"dt":"a","id":10}"#,
+            r#"{"dt":"b","id":7}"#,
+            r#"{"dt":"b","id":8}"#
+        ]
+    );
+    let snapshots = ok(&paimon(&["snapshots", t]));
+    assert!(snapshots.contains("OVERWRITE"), "{snapshots}");
 }
