@@ -44,6 +44,8 @@ enum Command {
     Index(commands::index::Command),
     /// Time a full read against reading the same Parquet files directly with arrow-rs.
     Bench(commands::bench::Args),
+    /// Time writing generated rows into a primary-key table against a plain arrow-rs write.
+    BenchWrite(commands::bench_write::Args),
     /// Create a table from a column list (`--schema 'id BIGINT, v STRING'`).
     Create(commands::create::Args),
     /// Change a table's schema or options (one new schema version).
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
             Command::Scan(a) => commands::scan::run(a).await,
             Command::Read(a) => commands::read::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
+            Command::BenchWrite(a) => commands::bench_write::run(a).await,
             Command::Index(c) => commands::index::run(c).await,
             Command::Create(a) => commands::create::run(a).await,
             Command::Alter(a) => commands::alter::run(a).await,

@@ -1,0 +1,190 @@
+//! `paimon bench-write DIR`: writes and commits generated rows into a new fixed-bucket
+//! primary-key table through `table.new_write()`, against writing the same batches to one plain
+//! Parquet file with arrow-rs (the limit), in one run, reported as a ratio with peak RSS.
+//!
+//! Rows are `id BIGINT` (a permutation of `0..rows`, so the writer must sort), `v BIGINT` and a
+//! short `s STRING`, generated one batch at a time inside both timed sides alike (the generator
+//! is deterministic and cheap). Peak RSS is
+//! the process high-water mark after each side (Linux only); run the sides separately with
+//! `--side` for independent memory figures.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema as ArrowSchema, SchemaRef};
+use paimon_core::spec::type_text::parse_fields;
+use paimon_core::{Error, Result, Schema, Table};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use super::bench_direct::peak_rss_mib;
+
+/// Which sides to time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Side {
+    /// Both, the direct arrow-rs write first.
+    Both,
+    /// Only the paimon-rs table write and commit.
+    Paimon,
+    /// Only the direct arrow-rs Parquet write.
+    Direct,
+}
+
+/// Arguments of `bench-write`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An empty (or new) directory to write into.
+    dir: PathBuf,
+    /// Rows to write.
+    #[arg(long, default_value_t = 3_000_000)]
+    rows: u64,
+    /// Buckets of the primary-key table.
+    #[arg(long, default_value_t = 8)]
+    buckets: u32,
+    /// Rows per input batch.
+    #[arg(long, default_value_t = 8192)]
+    batch_rows: u64,
+    /// Which sides to time.
+    #[arg(long, value_enum, default_value_t = Side::Both)]
+    side: Side,
+    /// Table option of the written table (repeatable), e.g. `-o write-buffer-size=64 mb`.
+    #[arg(short = 'o', long = "option", value_name = "KEY=VALUE",
+          value_parser = crate::args::parse_key_value)]
+    options: Vec<(String, String)>,
+}
+
+fn arrow_schema() -> SchemaRef {
+    Arc::new(ArrowSchema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("v", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]))
+}
+
+/// Batch `index` of the input: ids are `i * P mod rows` for a P coprime with `rows`, so every
+/// id appears once, in scattered order.
+fn batch(schema: &SchemaRef, rows: u64, batch_rows: u64, index: u64) -> Result<RecordBatch> {
+    const P: u64 = 2_654_435_761;
+    let step = (1..)
+        .map(|k| P + k)
+        .find(|p| gcd(*p, rows.max(1)) == 1)
+        .unwrap_or(1);
+    let start = index * batch_rows;
+    let end = (start + batch_rows).min(rows);
+    let ids: Vec<i64> = (start..end)
+        .map(|i| ((u128::from(i) * u128::from(step)) % u128::from(rows.max(1))) as i64)
+        .collect();
+    let v: Int64Array = ids.iter().map(|id| Some(id * 7)).collect();
+    let s: StringArray = ids
+        .iter()
+        .map(|id| Some(format!("s{}", id % 1000)))
+        .collect();
+    RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(Int64Array::from(ids)), Arc::new(v), Arc::new(s)],
+    )
+    .map_err(|e| Error::internal(format!("cannot build a bench batch: {e}")))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn batches(args: &Args) -> u64 {
+    args.rows.div_ceil(args.batch_rows.max(1))
+}
+
+/// The direct side: every batch into one Parquet file (zstd level 1, as the table's files).
+fn write_direct(args: &Args, schema: &SchemaRef) -> Result<Duration> {
+    let path = args.dir.join("direct.parquet");
+    let started = Instant::now();
+    let file = File::create(&path)
+        .map_err(|e| Error::io(format!("cannot create {}: {e}", path.display())))?;
+    let level = ZstdLevel::try_new(1).map_err(|e| Error::internal(e.to_string()))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(level))
+        .build();
+    let err = |e: parquet::errors::ParquetError| Error::internal(format!("direct write: {e}"));
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(err)?;
+    for i in 0..batches(args) {
+        writer
+            .write(&batch(schema, args.rows, args.batch_rows, i)?)
+            .map_err(err)?;
+    }
+    writer.close().map_err(err)?;
+    Ok(started.elapsed())
+}
+
+/// The paimon side: a new primary-key table, one write, one commit.
+async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Duration> {
+    let location = args.dir.join("pk");
+    let location = location
+        .to_str()
+        .ok_or_else(|| Error::invalid_argument("the directory is not UTF-8"))?;
+    let mut builder = Schema::builder()
+        .columns(parse_fields("id BIGINT NOT NULL, v BIGINT, s STRING")?)
+        .primary_key(["id"])
+        .option("bucket", args.buckets.to_string());
+    for (k, v) in &args.options {
+        builder = builder.option(k.clone(), v.clone());
+    }
+    let table = Table::create(location, builder.build()?).await?;
+    let started = Instant::now();
+    let mut write = table.new_write().with_commit_user("bench-write").build()?;
+    for i in 0..batches(args) {
+        write
+            .write(&batch(schema, args.rows, args.batch_rows, i)?)
+            .await?;
+    }
+    let messages = write.prepare_commit().await?;
+    table
+        .new_commit()
+        .commit_messages(&messages, write.commit_user())
+        .await?;
+    Ok(started.elapsed())
+}
+
+fn report(label: &str, rows: u64, t: Duration) {
+    let peak = peak_rss_mib().map_or_else(|| "n/a".to_string(), |p| format!("{p:.0} MiB"));
+    println!(
+        "{label:<28} {:>10.3} s  {:>12.0} rows/s  peak RSS so far {peak}",
+        t.as_secs_f64(),
+        rows as f64 / t.as_secs_f64().max(1e-9)
+    );
+}
+
+/// Runs `bench-write`.
+pub async fn run(args: Args) -> Result<()> {
+    std::fs::create_dir_all(&args.dir)
+        .map_err(|e| Error::io(format!("cannot create {}: {e}", args.dir.display())))?;
+    let schema = arrow_schema();
+    println!(
+        "{} rows, {} buckets, batches of {}",
+        args.rows, args.buckets, args.batch_rows
+    );
+    let mut direct = None;
+    if args.side != Side::Paimon {
+        let t = write_direct(&args, &schema)?;
+        report("arrow-rs Parquet (limit)", args.rows, t);
+        direct = Some(t);
+    }
+    if args.side != Side::Direct {
+        let t = write_paimon(&args, &schema).await?;
+        report("paimon-rs write + commit", args.rows, t);
+        if let Some(d) = direct {
+            println!(
+                "ratio paimon-rs / arrow-rs: {:.2}",
+                t.as_secs_f64() / d.as_secs_f64().max(1e-9)
+            );
+        }
+    }
+    Ok(())
+}
