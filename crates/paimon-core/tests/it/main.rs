@@ -6,6 +6,7 @@ mod bucket_random_tables;
 mod commit;
 mod common;
 mod dv64;
+mod file_index;
 mod front_door;
 mod global_index;
 mod index_build;
