@@ -123,7 +123,7 @@ fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
         ("range-bitmap", m.file_index_skipped_range_bitmap),
     ];
     eprintln!(
-        "read file index: {} files evaluated, {} skipped {}, {} rows skipped, {} fallbacks",
+        "read file index: {} files evaluated, {} skipped{}, {} rows skipped, {} fallbacks",
         m.file_index_files,
         m.file_index_files_skipped,
         by_kind(kinds.into_iter()),
@@ -166,7 +166,7 @@ fn print_metrics(plan: &Plan) {
     );
     let fi = &m.file_index;
     eprintln!(
-        "plan file index (embedded): {} files evaluated, {} skipped {}, {} fallbacks",
+        "plan file index (embedded): {} files evaluated, {} skipped{}, {} fallbacks",
         fi.files_evaluated,
         fi.files_skipped,
         by_kind(
@@ -178,7 +178,7 @@ fn print_metrics(plan: &Plan) {
     );
 }
 
-/// `(bitmap 1, bsi 2)`, or nothing when every count is zero.
+/// ` (bitmap 1, bsi 2)`, or nothing when every count is zero.
 fn by_kind<'a>(counts: impl Iterator<Item = (&'a str, u64)>) -> String {
     let parts: Vec<String> = counts
         .filter(|(_, n)| *n > 0)
@@ -187,6 +187,6 @@ fn by_kind<'a>(counts: impl Iterator<Item = (&'a str, u64)>) -> String {
     if parts.is_empty() {
         String::new()
     } else {
-        format!("({})", parts.join(", "))
+        format!(" ({})", parts.join(", "))
     }
 }
