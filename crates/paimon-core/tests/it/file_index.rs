@@ -397,3 +397,92 @@ async fn corrupt_embedded_index_falls_back() {
         assert_eq!(on.read.file_index_rows_skipped, 0);
     }
 }
+
+/// A leaf on `col` with an operator and literals chosen by `r`.
+fn random_leaf(r: &mut u64, col: &str, lits: &[&str]) -> String {
+    let mut next = |n: usize| {
+        *r = r
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((*r >> 33) as usize) % n
+    };
+    let a = lits[next(lits.len())];
+    let b = lits[next(lits.len())];
+    match next(10) {
+        0 => format!("{col} = {a}"),
+        1 => format!("{col} <> {a}"),
+        2 => format!("{col} < {a}"),
+        3 => format!("{col} <= {a}"),
+        4 => format!("{col} > {a}"),
+        5 => format!("{col} >= {a}"),
+        6 => format!("{col} IN ({a}, {b})"),
+        7 => format!("{col} NOT IN ({a}, {b})"),
+        8 => format!("{col} IS NULL"),
+        _ => format!("{col} IS NOT NULL"),
+    }
+}
+
+/// Random AND/OR combinations of leaves on indexed and unindexed columns: the rows never
+/// depend on whether the indexes are used.
+#[tokio::test]
+async fn random_predicates_read_the_same_rows_with_and_without_indexes() {
+    let mix: &[(&str, &[&str])] = &[
+        ("f0", &["'Alice'", "'Bob'", "'Carl'", "'Tony'", "'Zed'"]),
+        ("f1", &["20", "50", "100", "150", "200", "500", "600"]),
+        ("f2", &["-3", "-2", "-1", "0", "1", "2", "3"]),
+        ("f3", &["11.1", "15.5", "18.1"]),
+    ];
+    let range: &[(&str, &[&str])] = &[
+        ("f0", &["3", "4", "5", "9", "10", "17", "18"]),
+        ("f1", &["100", "250", "600", "700"]),
+        ("f2", &["1.1", "3.0", "6.6", "0.0"]),
+        ("f3", &["11.11", "30.0", "66.66", "-0.0"]),
+        ("f5", &["'row1'", "'null_row'"]),
+    ];
+    let alter: &[(&str, &[&str])] = &[
+        ("f1", &["10", "15", "20", "30"]),
+        ("f4", &["'Alice'", "'David'", "'Carl'"]),
+        ("f5", &["100", "101", "102"]),
+    ];
+    let tables = [
+        ("append_with_bsi_bitmap_bloomfilter", mix),
+        ("append_with_bsi", mix),
+        ("append_with_bloomfilter", mix),
+        ("append_with_rangebitmap", range),
+        ("append_with_rangebitmap_multi_chunk", range),
+        ("append_with_bitmap_alter_table", alter),
+        ("append_with_bitmap_no_embedding", &mix[..3]),
+        ("append_with_bitmap_v1", &mix[..3]),
+    ];
+    let mut r = 0x5eed_u64;
+    let mut answered = 0;
+    for fmt in ["parquet", "orc"] {
+        for (t, cols) in tables {
+            let path = java_table(&format!("{fmt}/{t}"));
+            for i in 0..16 {
+                let mut leaf = || {
+                    r = r.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(3);
+                    let (c, lits) = cols[(r >> 40) as usize % cols.len()];
+                    random_leaf(&mut r, c, lits)
+                };
+                let filter = match i % 3 {
+                    0 => leaf(),
+                    1 => format!("{} AND {}", leaf(), leaf()),
+                    _ => format!("({} OR {}) AND {}", leaf(), leaf(), leaf()),
+                };
+                let on = run(&path, &filter, true).await;
+                let off = run(&path, &filter, false).await;
+                assert_eq!(on.rows, off.rows, "{path}: {filter}");
+                assert_eq!(on.read.file_index_fallbacks, 0, "{path}: {filter}");
+                let m = &on.read;
+                if m.file_index_files_skipped + m.file_index_rows_skipped > 0
+                    || on.plan.file_index.files_skipped > 0
+                {
+                    answered += 1;
+                }
+            }
+        }
+    }
+    // The indexes did answer a good share of them.
+    assert!(answered > 60, "{answered}");
+}
