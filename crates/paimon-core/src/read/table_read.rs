@@ -25,6 +25,12 @@
 //! is decoded first so the other columns are decoded only for the rows that pass
 //! (`super::late`; for a merged file this filters each sorted run by its key conjuncts, which
 //! the run filter above does anyway).
+//!
+//! Data-file indexes (`super::file_index`, `file-index.read.enabled`, on by default): a file read
+//! raw has its index (embedded, else its `*.index` extra file) evaluated against the whole
+//! predicate when it is opened; a file none of whose rows can match (after the deletion
+//! vector) is not opened, and a bitmap answer narrows the row selection. Files of merged splits
+//! are not narrowed (a value predicate below the merge could resurrect stale versions).
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
