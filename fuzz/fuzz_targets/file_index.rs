@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
                     op: LeafOp::Eq(Datum::String("Alice".into())),
                 },
             ]);
-            let _ = evaluate(&c, &p, &fields);
+            let _ = evaluate(&c, &p, &fields, 1000);
         }
     }
     for kt in [KeyType::I32, KeyType::Str] {

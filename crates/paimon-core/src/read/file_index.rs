@@ -58,7 +58,7 @@ pub(crate) async fn select_rows(
     };
     metrics.add_file_index_file();
     let evaluated = FileIndexContainer::decode(&loaded)
-        .and_then(|c| evaluate(&c, predicate, file.fields))
+        .and_then(|c| evaluate(&c, predicate, file.fields, file.meta.row_count))
         .and_then(|e| check_rows(e.result, file.meta.row_count).map(|r| (r, e.kinds)));
     match evaluated {
         Ok((FileIndexResult::Remain, _)) => IndexSelection::All,

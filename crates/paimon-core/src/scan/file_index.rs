@@ -26,8 +26,8 @@ pub(crate) fn keep_by_embedded_index(
         return true;
     };
     metrics.files_evaluated += 1;
-    let evaluation =
-        FileIndexContainer::decode(bytes).and_then(|c| evaluate(&c, predicate, file_fields));
+    let evaluation = FileIndexContainer::decode(bytes)
+        .and_then(|c| evaluate(&c, predicate, file_fields, file.row_count));
     match evaluation {
         Ok(e) if !e.result.remain() => {
             metrics.files_skipped += 1;

@@ -125,12 +125,12 @@ impl<'a> BitmapIndex<'a> {
                     .body
                     .get(start..start.saturating_add(len))
                     .ok_or_else(|| r.truncated(len))?;
-                roaring_exact(slice, "bitmap index bitmap")
+                roaring_exact(slice, "bitmap index bitmap", self.row_count)
             }
             None => {
                 let mut r = r;
                 r.seek(start)?;
-                read_roaring(&mut r, self.body)
+                read_roaring(&mut r, self.body, self.row_count)
             }
         }
     }
@@ -200,8 +200,12 @@ fn read_v2_blocks(
     let body_offset = r.i32_be()?;
     let index_start = r.position();
     for off in block_offsets {
-        let off = usize::try_from(off).map_err(|_| r.invalid("negative block offset"))?;
-        r.seek(index_start.saturating_add(off))?;
+        // Blocks are written back to back; anything else (overlap, repeats) is corrupt, and
+        // would let a small input name many entries.
+        let expected = r.position() - index_start;
+        if usize::try_from(off).ok() != Some(expected) {
+            return Err(r.invalid(format!("index block at {off}, expected {expected}")));
+        }
         let count = r.i32_be()?;
         for _ in 0..count.max(0) {
             let key = key_type.read(r)?;
@@ -215,8 +219,10 @@ fn read_v2_blocks(
             ));
         }
     }
-    let body_offset =
-        usize::try_from(body_offset).map_err(|_| r.invalid("negative bitmap body offset"))?;
+    let body_offset = usize::try_from(body_offset)
+        .ok()
+        .filter(|&b| b >= r.position() - index_start)
+        .ok_or_else(|| r.invalid(format!("bitmap body offset {body_offset}")))?;
     Ok(index_start.saturating_add(body_offset))
 }
 

@@ -77,20 +77,20 @@ struct Part {
 }
 
 impl Part {
-    fn read(r: &mut ByteReader<'_>, whole: &[u8]) -> Result<Part> {
+    fn read(r: &mut ByteReader<'_>, whole: &[u8], rows: u32) -> Result<Part> {
         let version = r.u8()?;
         if version != 1 {
             return Err(r.invalid(format!("unsupported BSI version {version}")));
         }
         let (min, max) = (r.i64_be()?, r.i64_be()?);
-        let existence = read_roaring(r, whole)?;
+        let existence = read_roaring(r, whole, rows)?;
         let n = r.i32_be()?;
         if !(0..=64).contains(&n) {
             return Err(r.invalid(format!("slice count {n}")));
         }
         let mut slices = Vec::new();
         for _ in 0..n {
-            slices.push(read_roaring(r, whole)?);
+            slices.push(read_roaring(r, whole, rows)?);
         }
         Ok(Part {
             min,
@@ -142,12 +142,12 @@ impl BsiIndex {
         let rows = r.i32_be()?;
         let row_count = u32::try_from(rows).map_err(|_| r.invalid(format!("row count {rows}")))?;
         let positive = if r.u8()? != 0 {
-            Some(Part::read(&mut r, bytes)?)
+            Some(Part::read(&mut r, bytes, row_count)?)
         } else {
             None
         };
         let negative = if r.u8()? != 0 {
-            Some(Part::read(&mut r, bytes)?)
+            Some(Part::read(&mut r, bytes, row_count)?)
         } else {
             None
         };

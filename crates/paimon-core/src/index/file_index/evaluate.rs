@@ -18,7 +18,7 @@ use super::result::FileIndexResult;
 use super::IndexKind;
 use crate::expr::{BoundField, BoundPredicate, LeafOp};
 use crate::spec::types::{DataField, DataType, TypeKind};
-use crate::Result;
+use crate::{Error, Result};
 
 /// The answer for one file, and which index kinds contributed to it (answered something other
 /// than "might match").
@@ -31,114 +31,139 @@ pub struct FileIndexEvaluation {
 }
 
 /// Evaluates `predicate` (bound to the table's current schema) against `container`, the index
-/// of a file written with `file_fields`. Errors are decoding errors of a payload the predicate
-/// needed; callers fail open.
+/// of a file of `row_count` rows written with `file_fields`. Errors are decoding errors of a
+/// payload the predicate needed, or an index of another row count; callers fail open.
 pub fn evaluate(
     container: &FileIndexContainer<'_>,
     predicate: &BoundPredicate,
     file_fields: &[DataField],
+    row_count: i64,
 ) -> Result<FileIndexEvaluation> {
-    let mut kinds = BTreeSet::new();
-    let result = walk(container, predicate, file_fields, &mut kinds)?;
-    Ok(FileIndexEvaluation { result, kinds })
+    let mut w = Walker {
+        c: container,
+        fields: file_fields,
+        row_count,
+        kinds: BTreeSet::new(),
+    };
+    let result = w.walk(predicate)?;
+    Ok(FileIndexEvaluation {
+        result,
+        kinds: w.kinds,
+    })
 }
 
-fn walk(
-    c: &FileIndexContainer<'_>,
-    p: &BoundPredicate,
-    fields: &[DataField],
-    kinds: &mut BTreeSet<IndexKind>,
-) -> Result<FileIndexResult> {
-    Ok(match p {
-        BoundPredicate::AlwaysTrue => FileIndexResult::Remain,
-        BoundPredicate::AlwaysFalse => FileIndexResult::Skip,
-        BoundPredicate::And(children) => {
-            let mut acc = FileIndexResult::Remain;
-            for child in children {
-                acc = acc.and(walk(c, child, fields, kinds)?);
-                if !acc.remain() {
-                    break;
+struct Walker<'a, 'b> {
+    c: &'a FileIndexContainer<'b>,
+    fields: &'a [DataField],
+    row_count: i64,
+    kinds: BTreeSet<IndexKind>,
+}
+
+impl Walker<'_, '_> {
+    fn walk(&mut self, p: &BoundPredicate) -> Result<FileIndexResult> {
+        Ok(match p {
+            BoundPredicate::AlwaysTrue => FileIndexResult::Remain,
+            BoundPredicate::AlwaysFalse => FileIndexResult::Skip,
+            BoundPredicate::And(children) => {
+                let mut acc = FileIndexResult::Remain;
+                for child in children {
+                    acc = acc.and(self.walk(child)?);
+                    if !acc.remain() {
+                        break;
+                    }
                 }
+                acc
             }
-            acc
-        }
-        BoundPredicate::Or(children) => {
-            let mut acc = FileIndexResult::Skip;
-            for child in children {
-                acc = acc.or(walk(c, child, fields, kinds)?);
+            BoundPredicate::Or(children) => {
+                let mut acc = FileIndexResult::Skip;
+                for child in children {
+                    acc = acc.or(self.walk(child)?);
+                }
+                acc
             }
-            acc
-        }
-        BoundPredicate::Leaf { field, op } => leaf(c, field, op, fields, kinds)?,
-    })
-}
-
-fn leaf(
-    c: &FileIndexContainer<'_>,
-    field: &BoundField,
-    op: &LeafOp,
-    fields: &[DataField],
-    kinds: &mut BTreeSet<IndexKind>,
-) -> Result<FileIndexResult> {
-    let Some(file_field) = fields.iter().find(|f| f.id == field.id) else {
-        return Ok(FileIndexResult::Remain);
-    };
-    if !compatible(&file_field.data_type, &field.data_type) {
-        return Ok(FileIndexResult::Remain);
+            BoundPredicate::Leaf { field, op } => self.leaf(field, op)?,
+        })
     }
-    let mut acc = FileIndexResult::Remain;
-    for entry in c.column(&file_field.name) {
-        let Some(kind) = IndexKind::from_name(&entry.index_type) else {
-            continue;
+
+    fn leaf(&mut self, field: &BoundField, op: &LeafOp) -> Result<FileIndexResult> {
+        let Some(file_field) = self.fields.iter().find(|f| f.id == field.id) else {
+            return Ok(FileIndexResult::Remain);
         };
-        let answer = answer(c, entry, kind, op, &file_field.data_type)?;
-        if answer != FileIndexResult::Remain {
-            kinds.insert(kind);
+        if !compatible(&file_field.data_type, &field.data_type) {
+            return Ok(FileIndexResult::Remain);
         }
-        acc = acc.and(answer);
-        if !acc.remain() {
-            break;
+        let mut acc = FileIndexResult::Remain;
+        for entry in self.c.column(&file_field.name) {
+            let Some(kind) = IndexKind::from_name(&entry.index_type) else {
+                continue;
+            };
+            let answer = self
+                .answer(entry, kind, op, &file_field.data_type)
+                .map_err(|e| {
+                    e.with_context("column", entry.column.clone())
+                        .with_context("index type", entry.index_type.clone())
+                        .with_context("start", entry.start.to_string())
+                })?;
+            if answer != FileIndexResult::Remain {
+                self.kinds.insert(kind);
+            }
+            acc = acc.and(answer);
+            if !acc.remain() {
+                break;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// One index's answer to one leaf.
+    fn answer(
+        &self,
+        entry: &IndexEntry,
+        kind: IndexKind,
+        op: &LeafOp,
+        t: &DataType,
+    ) -> Result<FileIndexResult> {
+        let bytes = match self.c.payload(entry)? {
+            Payload::Empty => return Ok(empty_answer(op)),
+            Payload::Bytes(b) => b,
+        };
+        match kind {
+            IndexKind::BloomFilter => Ok(BloomFilter::decode(bytes)?.query(op, t)),
+            IndexKind::Bitmap => {
+                let Some(kt) = bitmap::key_type(t) else {
+                    return Ok(FileIndexResult::Remain);
+                };
+                let index = BitmapIndex::decode(bytes, kt)?;
+                self.check_rows(index.row_count)?;
+                index.query(op, t)
+            }
+            IndexKind::Bsi => {
+                let index = BsiIndex::decode(bytes)?;
+                self.check_rows(index.row_count)?;
+                Ok(index.query(op, t))
+            }
+            IndexKind::RangeBitmap => {
+                let Some(kt) = range_bitmap::key_type(t) else {
+                    return Ok(FileIndexResult::Remain);
+                };
+                let index = RangeBitmapIndex::decode(bytes, kt)?;
+                self.check_rows(index.row_count)?;
+                Ok(index.query(op, t))
+            }
         }
     }
-    Ok(acc)
-}
 
-/// One index's answer to one leaf.
-fn answer(
-    c: &FileIndexContainer<'_>,
-    entry: &IndexEntry,
-    kind: IndexKind,
-    op: &LeafOp,
-    t: &DataType,
-) -> Result<FileIndexResult> {
-    let bytes = match c.payload(entry)? {
-        Payload::Empty => return Ok(empty_answer(op)),
-        Payload::Bytes(b) => b,
-    };
-    let with = |e: crate::Error| {
-        e.with_context("column", entry.column.clone())
-            .with_context("index type", entry.index_type.clone())
-            .with_context("start", entry.start.to_string())
-    };
-    Ok(match kind {
-        IndexKind::BloomFilter => BloomFilter::decode(bytes).map_err(with)?.query(op, t),
-        IndexKind::Bitmap => {
-            let Some(kt) = bitmap::key_type(t) else {
-                return Ok(FileIndexResult::Remain);
-            };
-            let index = BitmapIndex::decode(bytes, kt).map_err(with)?;
-            index.query(op, t).map_err(with)?
+    /// An index must cover exactly the file's rows (its positions address them).
+    fn check_rows(&self, index_rows: u32) -> Result<()> {
+        if i64::from(index_rows) == self.row_count {
+            return Ok(());
         }
-        IndexKind::Bsi => BsiIndex::decode(bytes).map_err(with)?.query(op, t),
-        IndexKind::RangeBitmap => {
-            let Some(kt) = range_bitmap::key_type(t) else {
-                return Ok(FileIndexResult::Remain);
-            };
-            RangeBitmapIndex::decode(bytes, kt)
-                .map_err(with)?
-                .query(op, t)
-        }
-    })
+        Err(
+            Error::data_invalid("file index row count differs from the data file's")
+                .with_context("index rows", index_rows.to_string())
+                .with_context("file rows", self.row_count.to_string()),
+        )
+    }
 }
 
 /// Java `EmptyFileIndexReader`: the writer saw no values.

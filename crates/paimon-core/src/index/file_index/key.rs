@@ -200,21 +200,62 @@ pub fn canonical_f64(f: f64) -> f64 {
 }
 
 /// Reads one self-delimiting portable RoaringBitmap (`shared/spec/file-index.md` §3.3) at the
-/// reader's position and moves past it.
-pub fn read_roaring(r: &mut ByteReader<'_>, whole: &[u8]) -> Result<RoaringBitmap> {
+/// reader's position and moves past it. Its positions must be below `rows`: the container
+/// headers are checked first (keys ascending and in range), so memory stays proportional to
+/// `rows` whatever the bytes say.
+pub fn read_roaring(r: &mut ByteReader<'_>, whole: &[u8], rows: u32) -> Result<RoaringBitmap> {
     let rest = whole.get(r.position()..).ok_or_else(|| r.truncated(1))?;
+    check_containers(rest, rows).map_err(|e| r.invalid(format!("corrupt RoaringBitmap: {e}")))?;
     let mut cursor = std::io::Cursor::new(rest);
     let bm = RoaringBitmap::deserialize_from(&mut cursor)
         .map_err(|e| r.invalid(format!("corrupt RoaringBitmap: {e}")))?;
     let used = usize::try_from(cursor.position()).map_err(|_| r.invalid("bitmap size"))?;
     r.take(used)?;
+    if bm.max().is_some_and(|m| m >= rows) {
+        return Err(r.invalid(format!("bitmap position beyond row count {rows}")));
+    }
     Ok(bm)
 }
 
-/// Decodes exactly `bytes` as one RoaringBitmap.
-pub fn roaring_exact(bytes: &[u8], what: &'static str) -> Result<RoaringBitmap> {
+/// Checks the container descriptions of a portable RoaringBitmap: strictly ascending keys, none
+/// above the key of row `rows - 1`.
+fn check_containers(bytes: &[u8], rows: u32) -> std::result::Result<(), String> {
+    let mut r = ByteReader::new(bytes, "RoaringBitmap");
+    let cookie = r.u32_le().map_err(|e| e.to_string())?;
+    let n = if cookie == 0x303A {
+        r.u32_le().map_err(|e| e.to_string())?
+    } else if cookie & 0xFFFF == 0x303B {
+        let n = (cookie >> 16) + 1;
+        r.take(n.div_ceil(8) as usize).map_err(|e| e.to_string())?;
+        n
+    } else {
+        return Err(format!("unknown cookie {cookie:#x}"));
+    };
+    let max_key = match rows.checked_sub(1) {
+        Some(last) => i64::from(last >> 16),
+        None => -1,
+    };
+    if i64::from(n) > max_key + 1 {
+        return Err(format!("{n} containers for {rows} rows"));
+    }
+    let mut prev = -1i64;
+    for _ in 0..n {
+        let key = i64::from(u16::from_le_bytes(r.array().map_err(|e| e.to_string())?));
+        r.take(2).map_err(|e| e.to_string())?;
+        if key <= prev || key > max_key {
+            return Err(format!(
+                "container key {key} out of order or beyond {rows} rows"
+            ));
+        }
+        prev = key;
+    }
+    Ok(())
+}
+
+/// Decodes exactly `bytes` as one RoaringBitmap of positions below `rows`.
+pub fn roaring_exact(bytes: &[u8], what: &'static str, rows: u32) -> Result<RoaringBitmap> {
     let mut r = ByteReader::new(bytes, what);
-    let bm = read_roaring(&mut r, bytes)?;
+    let bm = read_roaring(&mut r, bytes, rows)?;
     if !r.is_empty() {
         return Err(r.invalid("trailing bytes after the bitmap"));
     }

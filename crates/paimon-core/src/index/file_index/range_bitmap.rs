@@ -52,7 +52,7 @@ impl RangeBitmapIndex {
                 keys.len()
             )));
         }
-        let slices = read_bit_slices(r.take(r.remaining())?)?;
+        let slices = read_bit_slices(r.take(r.remaining())?, row_count)?;
         Ok(RangeBitmapIndex {
             row_count,
             keys,
@@ -199,7 +199,7 @@ fn push_ascending(keys: &mut Vec<Key>, key: Key, r: &ByteReader<'_>) -> Result<(
 }
 
 /// Decodes the bit-sliced index of codes (§7.3).
-fn read_bit_slices(bytes: &[u8]) -> Result<BitSlices> {
+fn read_bit_slices(bytes: &[u8], rows: u32) -> Result<BitSlices> {
     let mut r = ByteReader::new(bytes, "range-bitmap bit slices");
     let header_len = usize::try_from(r.i32_be()?).map_err(|_| r.invalid("header length"))?;
     let mut h = ByteReader::new(r.take(header_len)?, "range-bitmap bit-slice header");
@@ -213,7 +213,7 @@ fn read_bit_slices(bytes: &[u8]) -> Result<BitSlices> {
     }
     let existence_len = usize::try_from(h.i32_be()?).map_err(|_| h.invalid("existence length"))?;
     let _indexes_len = h.i32_be()?;
-    let existence = roaring_exact(r.take(existence_len)?, "range-bitmap existence")?;
+    let existence = roaring_exact(r.take(existence_len)?, "range-bitmap existence", rows)?;
     let base = r.take(r.remaining())?;
     let mut slices = Vec::new();
     for _ in 0..n {
@@ -222,7 +222,7 @@ fn read_bit_slices(bytes: &[u8]) -> Result<BitSlices> {
         let slice = base
             .get(off..off.saturating_add(len))
             .ok_or_else(|| h.invalid("slice out of bounds"))?;
-        slices.push(roaring_exact(slice, "range-bitmap slice")?);
+        slices.push(roaring_exact(slice, "range-bitmap slice", rows)?);
     }
     Ok(BitSlices { existence, slices })
 }

@@ -172,7 +172,7 @@ fn pk0_sidecar_queries() {
         },
         op,
     };
-    let eval = |p: &BoundPredicate| evaluate(&c, p, &fields).unwrap().result;
+    let eval = |p: &BoundPredicate| evaluate(&c, p, &fields, 8).unwrap().result;
     assert_eq!(
         eval(&leaf(0, LeafOp::Eq(Datum::String("Alice".into())))),
         rows(&[0, 7])
@@ -488,4 +488,50 @@ fn corrupt_and_truncated_inputs_are_errors_not_panics() {
             }
         }
     }
+}
+
+#[test]
+fn bitmaps_beyond_the_row_count_and_foreign_indexes_are_rejected() {
+    use super::key::roaring_exact;
+    // {0, 1} under 2 rows decodes; under 1 row it names a row that does not exist.
+    let b = hex("3a300000 01000000 00000100 10000000 00000100");
+    assert_eq!(roaring_exact(&b, "t", 2).unwrap().len(), 2);
+    assert!(roaring_exact(&b, "t", 1).is_err());
+    // A container key (high 16 bits) beyond the rows is refused before decoding: a run
+    // container {65536..131071} in 20 bytes would otherwise become 8 KiB.
+    let run = hex("3b300000 01 0100 ffff 0100 0000 ffff");
+    assert!(roaring_exact(&run, "t", 100).is_err());
+    // Keys must ascend.
+    let two = hex("3a300000 02000000 0000 0000 0000 0000 1800 0000 1a00 0000 0100 0200");
+    assert!(roaring_exact(&two, "t", 1 << 20).is_err());
+
+    // PK0's container covers 8 rows: evaluated for a file of 9 rows it is refused.
+    let bytes = fixture(
+        "parquet/pk_with_bitmap_dv.db/pk_with_bitmap_dv/bucket-0/data-bfa36b28-40e7-4026-893b-d23116973174-0.parquet.index",
+    );
+    let c = FileIndexContainer::decode(&bytes).unwrap();
+    let fields = vec![DataField::new(3, "f2", int())];
+    let p = BoundPredicate::Leaf {
+        field: BoundField {
+            id: 3,
+            name: "f2".into(),
+            data_type: int(),
+        },
+        op: LeafOp::IsNull,
+    };
+    assert_eq!(evaluate(&c, &p, &fields, 8).unwrap().result, rows(&[7]));
+    let err = evaluate(&c, &p, &fields, 9).unwrap_err().to_string();
+    assert!(err.contains("row count"), "{err}");
+}
+
+#[test]
+fn bitmap_v2_blocks_must_be_contiguous() {
+    // PK1's f2 payload with its one block said to start at 4 instead of 0.
+    let mut v2 = hex("02 00000002 00000001 00
+         00000001 00000001 00000000 00000010
+         00000001 00000001 00000000 00000014
+         3a300000 01000000 00000100 10000000 00000100");
+    assert!(BitmapIndex::decode(&v2, KeyType::I32).is_ok());
+    v2[21] = 4;
+    assert!(BitmapIndex::decode(&v2, KeyType::I32).is_err());
 }
