@@ -535,3 +535,78 @@ fn bitmap_v2_blocks_must_be_contiguous() {
     v2[21] = 4;
     assert!(BitmapIndex::decode(&v2, KeyType::I32).is_err());
 }
+
+/// Decodes `bytes` with every decoder and runs every query; nothing may panic.
+fn exercise(bytes: &[u8]) {
+    let ops = [
+        LeafOp::Eq(Datum::Int(1)),
+        LeafOp::NotIn(vec![Datum::Int(1), Datum::Int(9)]),
+        LeafOp::Lt(Datum::Int(5)),
+        LeafOp::GtEq(Datum::Int(-3)),
+        LeafOp::IsNull,
+        LeafOp::IsNotNull,
+    ];
+    if let Ok(c) = FileIndexContainer::decode(bytes) {
+        let fields = vec![
+            DataField::new(1, "f0", DataType::nullable(TypeKind::VarChar(9))),
+            DataField::new(2, "f1", int()),
+            DataField::new(3, "f2", int()),
+        ];
+        for op in &ops {
+            let p = BoundPredicate::Leaf {
+                field: BoundField {
+                    id: 3,
+                    name: "f2".into(),
+                    data_type: int(),
+                },
+                op: op.clone(),
+            };
+            let _ = evaluate(&c, &p, &fields, 8);
+        }
+    }
+    if let Ok(b) = BitmapIndex::decode(bytes, KeyType::I32) {
+        ops.iter().for_each(|op| drop(b.query(op, &int())));
+    }
+    if let Ok(b) = BsiIndex::decode(bytes) {
+        ops.iter().for_each(|op| drop(b.query(op, &int())));
+    }
+    if let Ok(r) = RangeBitmapIndex::decode(bytes, KeyType::I32) {
+        ops.iter().for_each(|op| drop(r.query(op, &int())));
+    }
+    if let Ok(b) = BloomFilter::decode(bytes) {
+        let _ = b.query(&ops[0], &int());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+        exercise(&bytes);
+    }
+
+    #[test]
+    fn mutated_fixtures_never_panic(
+        which in 0usize..3,
+        edits in proptest::collection::vec((proptest::prelude::any::<usize>(), proptest::prelude::any::<u8>()), 1..6),
+    ) {
+        let mut bytes = match which {
+            0 => fixture("parquet/pk_with_bitmap_dv.db/pk_with_bitmap_dv/bucket-0/data-bfa36b28-40e7-4026-893b-d23116973174-0.parquet.index"),
+            1 => fixture("file_index/rangebitmap/rangebitmap.index"),
+            _ => fixture("parquet/append_with_bsi.db/append_with_bsi/bucket-0/data-af9e31b7-b44d-4a0e-85ae-5877d224ec9f-0.parquet.index"),
+        };
+        for (at, v) in edits {
+            let n = bytes.len();
+            bytes[at % n] = v;
+        }
+        exercise(&bytes);
+        if let Ok(c) = FileIndexContainer::decode(&bytes) {
+            for e in c.entries() {
+                if let Ok(Payload::Bytes(p)) = c.payload(e) {
+                    exercise(p);
+                }
+            }
+        }
+    }
+}
