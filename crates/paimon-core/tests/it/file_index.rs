@@ -493,3 +493,31 @@ async fn random_predicates_read_the_same_rows_with_and_without_indexes() {
     // The indexes did answer a good share of them.
     assert!(answered > 60, "{answered}");
 }
+
+/// A large `*.index` file is read by ranges: its head, then only the payloads of the columns the
+/// predicate references (each default bloom filter is ~600 KB; the file holds five).
+#[tokio::test]
+async fn index_files_are_read_by_the_columns_needed() {
+    let path = java_table("parquet/append_with_bloomfilter");
+    let sidecar = index_files(Path::new(&path))[0].clone();
+    let size = std::fs::metadata(&sidecar).unwrap().len();
+    assert!(size > 2_000_000, "{size}");
+    let table = Table::open(&path).await.unwrap();
+    let scan = table
+        .scan()
+        .with_filter("f0 = 'Carl'")
+        .unwrap()
+        .build()
+        .unwrap();
+    let plan = scan.plan().await.unwrap();
+    let before = table.file_io().read_stats();
+    let read = scan.reader();
+    assert!(json_rows(&read, plan.splits).await.unwrap().is_empty());
+    assert_eq!(read.metrics().file_index_files_skipped, 1);
+    let fetched = table.file_io().read_stats().bytes - before.bytes;
+    // f0's filter (599,071 bytes) and little else.
+    assert!(
+        (599_071..700_000).contains(&fetched),
+        "fetched {fetched} of a {size}-byte index file"
+    );
+}
