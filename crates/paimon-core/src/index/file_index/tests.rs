@@ -36,7 +36,7 @@ fn rows(v: &[u32]) -> FileIndexResult {
 }
 
 /// The payload of (`column`, `kind`) in a container.
-fn payload<'a>(c: &FileIndexContainer<'a>, column: &str, kind: &str) -> &'a [u8] {
+fn payload<'a>(c: &'a FileIndexContainer<'_>, column: &str, kind: &str) -> &'a [u8] {
     let e = c.column(column).find(|e| e.index_type == kind).unwrap();
     match c.payload(e).unwrap() {
         Payload::Bytes(b) => b,
