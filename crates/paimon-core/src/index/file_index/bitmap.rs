@@ -136,6 +136,9 @@ impl<'a> BitmapIndex<'a> {
     }
 
     /// Answers one leaf on a column of `file_type` (`shared/spec/file-index.md` §5.6).
+    ///
+    /// Complements are built over `[0, row_count)`: check `row_count` against the data file's
+    /// first ([`evaluate`](super::evaluate) does).
     pub fn query(&self, op: &LeafOp, file_type: &DataType) -> Result<FileIndexResult> {
         let float = matches!(file_type.kind, TypeKind::Float | TypeKind::Double);
         let all = || all_rows(self.row_count);

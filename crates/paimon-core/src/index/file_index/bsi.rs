@@ -196,6 +196,9 @@ impl BsiIndex {
     }
 
     /// Answers one leaf on a column of `file_type`.
+    ///
+    /// Complements are built over `[0, row_count)`: check `row_count` against the data file's
+    /// first ([`evaluate`](super::evaluate) does).
     pub fn query(&self, op: &LeafOp, file_type: &DataType) -> FileIndexResult {
         let lit = |d: &Datum| literal_long(d, file_type);
         let eq_union = |vs: &[Datum]| -> Option<RoaringBitmap> {

@@ -79,6 +79,9 @@ impl RangeBitmapIndex {
     }
 
     /// Answers one leaf on a column of `file_type` (§7.4).
+    ///
+    /// Complements are built over `[0, row_count)`: check `row_count` against the data file's
+    /// first ([`evaluate`](super::evaluate) does).
     pub fn query(&self, op: &LeafOp, file_type: &DataType) -> FileIndexResult {
         let float = matches!(file_type.kind, TypeKind::Float | TypeKind::Double);
         let eq_union = |vs: &[Datum]| -> Option<RoaringBitmap> {
