@@ -15,3 +15,8 @@ mkdir -p corpus/btree_sst corpus/source_meta
 find ../testdata/java/btree ../testdata/java/global_index/btree -name '*.bin' -type f | head -50 | while read -r f; do cp "$f" "corpus/btree_sst/$(basename "$f")"; done
 find ../testdata/java/global_index/btree -name '*.meta' -type f | head -20 | while read -r f; do cp "$f" "corpus/btree_sst/$(basename "$f")"; done
 printf '\x00\x00\x00\x01\x00\x00\x00\x03\x00\x00\x00\x02\x00\x09a.parquet\x00\x00\x00\x00\x00\x00\x00\x64\x00\x09b.parquet\x00\x00\x00\x00\x00\x00\x00\xc8' > corpus/source_meta/s0
+# Data-file index containers (*.index sidecars) and raw bitmap / range-bitmap payloads.
+mkdir -p corpus/file_index
+find "$fx" -name '*.index' -type f | head -50 | while read -r f; do cp "$f" "corpus/file_index/$(basename "$f")"; done
+cp "$fx/file_index/rangebitmap/rangebitmap.index" corpus/file_index/rangebitmap
+head -c 4096 "$fx/file_index/bitmap-index-v1" > corpus/file_index/bitmap-v1-head

@@ -64,6 +64,10 @@ pub struct ScanArgs {
     /// Read only this bucket.
     #[arg(long)]
     pub bucket: Option<i32>,
+    /// Do not use data-file indexes (bloom filter, bitmap, BSI, range bitmap) to skip files
+    /// or rows (`file-index.read.enabled = false`).
+    #[arg(long)]
+    pub no_file_index: bool,
 }
 
 impl ScanArgs {
@@ -83,6 +87,9 @@ impl ScanArgs {
                 return Err(Error::invalid_argument("--bucket must not be negative"));
             }
             b = b.with_bucket_filter(bucket);
+        }
+        if self.no_file_index {
+            b = b.with_option("file-index.read.enabled", "false");
         }
         let selector = match (&self.snapshot, &self.tag, &self.timestamp) {
             (Some(id), _, _) => SnapshotSelector::Id(*id),

@@ -452,3 +452,50 @@ fn create_alter_and_drop_tables() {
     stdout(&paimon(&["drop-database", wh, "db"]));
     assert!(stdout(&paimon(&["tables", wh])).trim().is_empty());
 }
+
+#[test]
+fn file_index_counts_in_scan_and_read_metrics() {
+    // Embedded bitmap index: the plan drops the file ('Carl' is within the min/max stats).
+    let t = java_table("parquet/append_with_bitmap");
+    let args = ["scan", &t, "--where", "f0 = 'Carl'", "--json"];
+    let v: serde_json::Value = serde_json::from_str(&stdout(&paimon(&args))).unwrap();
+    let fi = &v["metrics"]["file_index"];
+    assert_eq!(fi["files_skipped"], 1, "{v}");
+    assert_eq!(fi["files_skipped_by_kind"]["bitmap"], 1, "{v}");
+    assert_eq!(v["splits"].as_array().unwrap().len(), 0);
+    let off = [
+        "scan",
+        &t,
+        "--where",
+        "f0 = 'Carl'",
+        "--json",
+        "--no-file-index",
+    ];
+    let v: serde_json::Value = serde_json::from_str(&stdout(&paimon(&off))).unwrap();
+    assert_eq!(v["metrics"]["file_index"]["files_skipped"], 0, "{v}");
+    assert_eq!(v["splits"].as_array().unwrap().len(), 1);
+    let out = stdout(&paimon(&["scan", &t, "--where", "f0 = 'Carl'"]));
+    assert!(out.contains("file_index:"), "{out}");
+
+    // Index in an `*.index` file: the read selects Alice's two rows of eight.
+    let t = java_table("parquet/append_with_bitmap_no_embedding");
+    let args = [
+        "read",
+        &t,
+        "--where",
+        "f0 = 'Alice'",
+        "--metrics",
+        "--format",
+        "csv",
+    ];
+    let o = paimon(&args);
+    assert_eq!(stdout(&o).lines().count(), 3, "header and two rows");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("read file index: 1 files evaluated, 0 skipped, 6 rows skipped, 0 fallbacks"),
+        "{err}"
+    );
+    let args = ["read", &t, "--where", "f0 = 'Carl'", "--metrics"];
+    let err = String::from_utf8_lossy(&paimon(&args).stderr).to_string();
+    assert!(err.contains("1 skipped (bitmap 1)"), "{err}");
+}

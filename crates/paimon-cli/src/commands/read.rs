@@ -39,7 +39,8 @@ pub struct Args {
     #[arg(long)]
     with_metadata: bool,
     /// Print the plan's pruning metrics and the read's metrics (row groups and pages skipped,
-    /// rows filtered, bytes and requests fetched) to stderr.
+    /// files and rows skipped by data-file indexes, rows filtered, bytes and requests fetched)
+    /// to stderr.
     #[arg(long)]
     metrics: bool,
     /// Turn off selective Parquet reads (page-index pruning, late materialization).
@@ -115,6 +116,20 @@ fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
         bytes,
         requests
     );
+    let kinds = [
+        ("bloom-filter", m.file_index_skipped_bloom_filter),
+        ("bitmap", m.file_index_skipped_bitmap),
+        ("bsi", m.file_index_skipped_bsi),
+        ("range-bitmap", m.file_index_skipped_range_bitmap),
+    ];
+    eprintln!(
+        "read file index: {} files evaluated, {} skipped{}, {} rows skipped, {} fallbacks",
+        m.file_index_files,
+        m.file_index_files_skipped,
+        by_kind(kinds.into_iter()),
+        m.file_index_rows_skipped,
+        m.file_index_fallbacks
+    );
 }
 
 fn progress_bar(total: u64) -> Option<ProgressBar> {
@@ -149,4 +164,29 @@ fn print_metrics(plan: &Plan) {
         m.splits,
         m.plan_micros as f64 / 1000.0
     );
+    let fi = &m.file_index;
+    eprintln!(
+        "plan file index (embedded): {} files evaluated, {} skipped{}, {} fallbacks",
+        fi.files_evaluated,
+        fi.files_skipped,
+        by_kind(
+            fi.files_skipped_by_kind
+                .iter()
+                .map(|(k, v)| (k.as_str(), *v))
+        ),
+        fi.fallbacks
+    );
+}
+
+/// ` (bitmap 1, bsi 2)`, or nothing when every count is zero.
+fn by_kind<'a>(counts: impl Iterator<Item = (&'a str, u64)>) -> String {
+    let parts: Vec<String> = counts
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
 }

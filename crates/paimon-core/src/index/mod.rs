@@ -1,8 +1,9 @@
 //! Index files: deletion vectors, and the primary-key global index's pure decoders
-//! (`_SOURCE_META`, the BTree/SST payload, `_INDEX_META`); later, file indexes.
+//! (`_SOURCE_META`, the BTree/SST payload, `_INDEX_META`); data-file indexes (`file_index`).
 
 pub mod btree;
 pub mod deletion_vector;
+pub mod file_index;
 pub mod modified_utf8;
 pub mod pk_sorted;
 pub(crate) mod roaring64;

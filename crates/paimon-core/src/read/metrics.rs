@@ -1,7 +1,7 @@
 //! Counters of work a [`super::TableRead`] avoided: row groups skipped by statistics, rows
 //! dropped by key predicates before merging, Parquet pages skipped by the page index (and files
 //! whose page index was missing or unreadable), rows removed by late materialization's row
-//! filter.
+//! filter, files and rows skipped by data-file indexes (and indexes that could not be used).
 //!
 //! Plays the role of Java's `org.apache.paimon.operation.metrics.ScanMetrics` on the read side
 //! (Paimon 2.0 has no read-side equivalent). Counters are shared by a read and its clones and
@@ -11,6 +11,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::index::file_index::IndexKind;
 use crate::read::file_reader::RowGroupFilter;
 use crate::read::page_index::PageIndexLoad;
 
@@ -27,6 +28,12 @@ pub struct ReadMetrics {
     page_rows_skipped: AtomicU64,
     row_filter_files: AtomicU64,
     rows_filtered: AtomicU64,
+    file_index_files: AtomicU64,
+    file_index_files_skipped: AtomicU64,
+    file_index_rows_skipped: AtomicU64,
+    file_index_fallbacks: AtomicU64,
+    /// Files skipped per index kind, in [`IndexKind`] order.
+    file_index_skipped_by_kind: [AtomicU64; 4],
 }
 
 /// A copy of the counters at one moment.
@@ -53,6 +60,22 @@ pub struct ReadMetricsSnapshot {
     pub row_filter_files: u64,
     /// Rows removed by late materialization's row filter (the other columns never decoded).
     pub rows_filtered: u64,
+    /// Files whose data-file index (embedded or `*.index`) was evaluated when opening them.
+    pub file_index_files: u64,
+    /// Files not opened because their index says no row matches (deletion vectors included).
+    pub file_index_files_skipped: u64,
+    /// Rows of opened files left out of the row selection by their index (bitmap results).
+    pub file_index_rows_skipped: u64,
+    /// Indexes that could not be read or decoded (the file was read whole: fails open).
+    pub file_index_fallbacks: u64,
+    /// Files skipped whose index answer came from a bloom filter.
+    pub file_index_skipped_bloom_filter: u64,
+    /// ... from a bitmap index.
+    pub file_index_skipped_bitmap: u64,
+    /// ... from a BSI.
+    pub file_index_skipped_bsi: u64,
+    /// ... from a range bitmap.
+    pub file_index_skipped_range_bitmap: u64,
 }
 
 impl ReadMetrics {
@@ -69,7 +92,56 @@ impl ReadMetrics {
             page_rows_skipped: self.page_rows_skipped.load(Ordering::Relaxed),
             row_filter_files: self.row_filter_files.load(Ordering::Relaxed),
             rows_filtered: self.rows_filtered.load(Ordering::Relaxed),
+            file_index_files: self.file_index_files.load(Ordering::Relaxed),
+            file_index_files_skipped: self.file_index_files_skipped.load(Ordering::Relaxed),
+            file_index_rows_skipped: self.file_index_rows_skipped.load(Ordering::Relaxed),
+            file_index_fallbacks: self.file_index_fallbacks.load(Ordering::Relaxed),
+            file_index_skipped_bloom_filter: self.kind(IndexKind::BloomFilter),
+            file_index_skipped_bitmap: self.kind(IndexKind::Bitmap),
+            file_index_skipped_bsi: self.kind(IndexKind::Bsi),
+            file_index_skipped_range_bitmap: self.kind(IndexKind::RangeBitmap),
         }
+    }
+
+    fn kind_slot(kind: IndexKind) -> usize {
+        match kind {
+            IndexKind::BloomFilter => 0,
+            IndexKind::Bitmap => 1,
+            IndexKind::Bsi => 2,
+            IndexKind::RangeBitmap => 3,
+        }
+    }
+
+    fn kind(&self, kind: IndexKind) -> u64 {
+        self.file_index_skipped_by_kind
+            .get(Self::kind_slot(kind))
+            .map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    /// Counts one file whose index was evaluated.
+    pub(crate) fn add_file_index_file(&self) {
+        self.file_index_files.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one file skipped by its index, under each kind that answered.
+    pub(crate) fn add_file_index_skip(&self, kinds: impl IntoIterator<Item = IndexKind>) {
+        self.file_index_files_skipped
+            .fetch_add(1, Ordering::Relaxed);
+        for k in kinds {
+            if let Some(c) = self.file_index_skipped_by_kind.get(Self::kind_slot(k)) {
+                c.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Counts rows left out of a row selection by an index.
+    pub(crate) fn add_file_index_rows_skipped(&self, n: u64) {
+        self.file_index_rows_skipped.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Counts an index that could not be used.
+    pub(crate) fn add_file_index_fallback(&self) {
+        self.file_index_fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts the outcome of loading one file's page index.

@@ -10,6 +10,7 @@
 
 pub(crate) mod avro;
 pub(crate) mod evolution;
+pub(crate) mod file_index;
 pub mod file_reader;
 pub mod format;
 pub(crate) mod late;

@@ -97,6 +97,18 @@ pub fn runs_within(groups: &[RowRange], ranges: &[RowRange], mut emit: impl FnMu
     }
 }
 
+/// The positions of `bitmap` as sorted disjoint ranges.
+pub fn bitmap_ranges(bitmap: &roaring::RoaringBitmap) -> Vec<RowRange> {
+    let mut out: Vec<RowRange> = Vec::new();
+    for p in bitmap.iter().map(u64::from) {
+        match out.last_mut() {
+            Some(last) if last.end == p => last.end = p + 1,
+            _ => out.push(p..p + 1),
+        }
+    }
+    out
+}
+
 /// The positions in both `a` and `b` (each sorted and disjoint), as sorted disjoint ranges.
 pub fn intersect(a: &[RowRange], b: &[RowRange]) -> Vec<RowRange> {
     let mut out = Vec::new();
@@ -134,6 +146,13 @@ mod tests {
             Some(vec![2..3, 5..6, 7..8, 9..10])
         );
         assert!(selected_ranges(10, Some(&[3..5, 1..2]), None).is_err());
+    }
+
+    #[test]
+    fn bitmap_to_ranges() {
+        let b: roaring::RoaringBitmap = [0u32, 1, 2, 5, 7, 8].into_iter().collect();
+        assert_eq!(bitmap_ranges(&b), vec![0..3, 5..6, 7..9]);
+        assert!(bitmap_ranges(&roaring::RoaringBitmap::new()).is_empty());
     }
 
     #[test]

@@ -25,6 +25,12 @@
 //! is decoded first so the other columns are decoded only for the rows that pass
 //! (`super::late`; for a merged file this filters each sorted run by its key conjuncts, which
 //! the run filter above does anyway).
+//!
+//! Data-file indexes (`super::file_index`, `file-index.read.enabled`, on by default): a file read
+//! raw has its index (embedded, else its `*.index` extra file) evaluated against the whole
+//! predicate when it is opened; a file none of whose rows can match (after the deletion
+//! vector) is not opened, and a bitmap answer narrows the row selection. Files of merged splits
+//! are not narrowed (a value predicate below the merge could resurrect stale versions).
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
@@ -42,11 +48,14 @@ use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_blob;
 use crate::mergetree::{MergeFunction, MergePlan, SortMerge};
+use crate::read::file_index::{select_rows, IndexSelection, IndexedFile};
 use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
 use crate::read::format::FileFormat;
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
+use crate::read::selection::{bitmap_ranges, intersect, selected_ranges};
 use crate::scan::{DataSplit, DeletionFile, Split};
+use crate::spec::row_range::RowRange;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
@@ -513,10 +522,24 @@ impl TableRead {
             )),
             None => None,
         };
-        let row_ranges = split
+        let mut row_ranges = split
             .row_ranges
             .as_ref()
             .and_then(|r| r.get(index).cloned().flatten());
+        if let RowGroupPruning::Raw(p) = pruning {
+            let file = IndexedFile {
+                location: &location,
+                meta: file,
+                fields: &file_schema.fields,
+            };
+            match self
+                .apply_file_index(file, p, row_ranges, deleted_rows.as_deref())
+                .await?
+            {
+                Some(ranges) => row_ranges = ranges,
+                None => return Ok(stream::empty().boxed()),
+            }
+        }
         let read = DataFileRead {
             location: location.clone(),
             file_size: u64::try_from(file.file_size).ok(),
@@ -533,6 +556,43 @@ impl TableRead {
             selective: self.selective_read(pruning),
         };
         read_data_file(self.table.file_io(), read).await
+    }
+
+    /// Narrows `row_ranges` by the file's data-file index (when `file-index.read.enabled`):
+    /// `None` when no row can match (after the deletion vector), else the new row ranges.
+    async fn apply_file_index(
+        &self,
+        file: IndexedFile<'_>,
+        predicate: &BoundPredicate,
+        row_ranges: Option<Vec<RowRange>>,
+        deleted: Option<&RoaringTreemap>,
+    ) -> Result<Option<Option<Vec<RowRange>>>> {
+        if !self.table.options().file_index_read_enabled {
+            return Ok(Some(row_ranges));
+        }
+        let rows = u64::try_from(file.meta.row_count).unwrap_or(0);
+        let io = self.table.file_io();
+        let (bitmap, kinds) = match select_rows(io, file, predicate, &self.metrics).await {
+            IndexSelection::All => return Ok(Some(row_ranges)),
+            IndexSelection::Skip(kinds) => {
+                self.metrics.add_file_index_skip(kinds);
+                return Ok(None);
+            }
+            IndexSelection::Rows(b, kinds) => (b, kinds),
+        };
+        let selected = bitmap_ranges(&bitmap);
+        let narrowed = match &row_ranges {
+            Some(r) => intersect(r, &selected),
+            None => selected,
+        };
+        let left = selected_ranges(rows, Some(&narrowed), deleted)?;
+        if left.is_none_or(|l| l.is_empty()) {
+            self.metrics.add_file_index_skip(kinds);
+            return Ok(None);
+        }
+        self.metrics
+            .add_file_index_rows_skipped(rows.saturating_sub(bitmap.len()));
+        Ok(Some(Some(narrowed)))
     }
 
     fn row_group_filter(

@@ -44,6 +44,23 @@ pub struct ScanMetrics {
     pub plan_micros: u64,
     /// The primary-key global index step.
     pub global_index: GlobalIndexMetrics,
+    /// Data-file indexes embedded in manifest entries (`_EMBEDDED_FILE_INDEX`).
+    #[serde(default)]
+    pub file_index: FileIndexMetrics,
+}
+
+/// What planning did with embedded data-file indexes (`shared/spec/file-index.md` §8.4).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIndexMetrics {
+    /// Files whose embedded index was evaluated against the predicate.
+    pub files_evaluated: u64,
+    /// Files dropped because their index says no row matches.
+    pub files_skipped: u64,
+    /// Dropped files per index kind that answered (`bloom-filter`, `bitmap`, `bsi`,
+    /// `range-bitmap`); a file answered by several kinds counts under each.
+    pub files_skipped_by_kind: BTreeMap<String, u64>,
+    /// Indexes that could not be decoded (the file was kept: fails open).
+    pub fallbacks: u64,
 }
 
 /// What the primary-key global index step did (`docs/format.md` "Primary-key global index").

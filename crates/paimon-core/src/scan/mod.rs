@@ -9,6 +9,7 @@ mod bucket_pruner;
 mod context;
 mod entry_cache;
 pub(crate) mod entry_merge;
+mod file_index;
 mod file_stats;
 pub(crate) mod global_index;
 pub(crate) mod manifest_reader;
@@ -19,6 +20,6 @@ mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
-pub use metrics::{GlobalIndexMetrics, ScanMetrics};
+pub use metrics::{FileIndexMetrics, GlobalIndexMetrics, ScanMetrics};
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};
 pub use table_scan::TableScan;

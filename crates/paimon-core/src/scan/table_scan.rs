@@ -19,6 +19,7 @@ use super::bucket_pruner::BucketPruner;
 use super::context::{ReadSpec, ScanContext, SnapshotSelector};
 use super::entry_cache::{EntryCacheKey, ManifestEntryCache};
 use super::entry_merge::EntryMerger;
+use super::file_index;
 use super::file_stats;
 use super::global_index;
 use super::manifest_reader::ManifestReader;
@@ -307,6 +308,7 @@ impl<'a> Planner<'a> {
             Some(p) if !schema.has_primary_key() => Some(p.clone()),
             _ => None,
         };
+        let index_pred = self.file_index_predicate();
         let sm = self.ctx.table.snapshot_manager().clone();
         let mut out = Vec::with_capacity(live.len());
         for e in live {
@@ -327,9 +329,29 @@ impl<'a> Planner<'a> {
                     continue;
                 }
             }
+            if let (Some(pred), Some(_)) = (&index_pred, &e.file.embedded_index) {
+                let file_schema = sm.schema(e.file.schema_id).await?;
+                let m = &mut self.metrics.file_index;
+                if !file_index::keep_by_embedded_index(&e.file, pred, &file_schema.fields, m) {
+                    continue;
+                }
+            }
             out.push(e);
         }
         Ok(out)
+    }
+
+    /// The predicate embedded file indexes are evaluated with, if any: append tables whenever
+    /// `file-index.read.enabled`; primary-key tables only with deletion vectors and a batch scan
+    /// that skips level 0 (one live row per key among the files read, as Java requires).
+    fn file_index_predicate(&self) -> Option<BoundPredicate> {
+        let o = self.ctx.table.options();
+        let pk = self.ctx.table.schema().has_primary_key();
+        if !o.file_index_read_enabled || (pk && !(o.deletion_vectors_enabled && self.skip_level0()))
+        {
+            return None;
+        }
+        self.ctx.predicate.clone()
     }
 
     /// Inferred bucket pruning of one live entry (kept when no pruner applies).

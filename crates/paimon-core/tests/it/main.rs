@@ -12,6 +12,7 @@ mod commit_overwrite;
 mod commit_util;
 mod common;
 mod dv64;
+mod file_index;
 mod front_door;
 mod global_index;
 mod index_build;
