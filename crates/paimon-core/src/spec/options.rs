@@ -12,12 +12,14 @@
 //! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
 
 mod alter_rules;
+mod duration;
 mod enums;
 mod fields;
 mod known_keys;
 mod memory_size;
 mod pk_index;
 mod reader;
+mod retention;
 mod schema_validation;
 #[cfg(test)]
 mod tests;
@@ -29,12 +31,14 @@ pub use alter_rules::{
     check_remove_option, check_set_option, rename_all, rename_in_options, AlterFlags,
     IMMUTABLE_OPTIONS,
 };
+pub use duration::parse_duration;
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,
 };
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
+pub use retention::Retention;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
 pub use schema_validation::validate_table_schema;
 
@@ -54,6 +58,20 @@ pub const FILE_FORMAT: &str = "file.format";
 pub const FILE_COMPRESSION: &str = "file.compression";
 /// `manifest.format`, default avro.
 pub const MANIFEST_FORMAT: &str = "manifest.format";
+/// `snapshot.num-retained.min`, default 10.
+pub const SNAPSHOT_NUM_RETAINED_MIN: &str = "snapshot.num-retained.min";
+/// `snapshot.num-retained.max`, default `i32::MAX`.
+pub const SNAPSHOT_NUM_RETAINED_MAX: &str = "snapshot.num-retained.max";
+/// `snapshot.time-retained`, default 1 h.
+pub const SNAPSHOT_TIME_RETAINED: &str = "snapshot.time-retained";
+/// `snapshot.expire.limit`, default 50.
+pub const SNAPSHOT_EXPIRE_LIMIT: &str = "snapshot.expire.limit";
+/// `changelog.num-retained.min` (default: the snapshot value).
+pub const CHANGELOG_NUM_RETAINED_MIN: &str = "changelog.num-retained.min";
+/// `changelog.num-retained.max` (default: the snapshot value).
+pub const CHANGELOG_NUM_RETAINED_MAX: &str = "changelog.num-retained.max";
+/// `changelog.time-retained` (default: the snapshot value).
+pub const CHANGELOG_TIME_RETAINED: &str = "changelog.time-retained";
 /// `partition.default-name`, default `__DEFAULT_PARTITION__`.
 pub const PARTITION_DEFAULT_NAME: &str = "partition.default-name";
 /// `partition.legacy-name`, default true.
@@ -260,6 +278,8 @@ pub struct TableOptions {
     pub scan_fallback_branch: Option<String>,
     /// `branch` (default main).
     pub branch: String,
+    /// Snapshot retention (`snapshot.*` and `changelog.*` retention options).
+    pub retention: Retention,
     /// `changelog-producer` (default none).
     pub changelog_producer: ChangelogProducer,
     /// `num-levels`; see [`TableOptions::num_levels`].
@@ -410,6 +430,7 @@ impl TableOptions {
                 .map_or(0, |n| usize::try_from(n).unwrap_or(0)),
             scan_fallback_branch: r.string(SCAN_FALLBACK_BRANCH),
             branch: r.string(BRANCH).unwrap_or_else(|| "main".into()),
+            retention: Retention::parse(r)?,
             changelog_producer: r.get(CHANGELOG_PRODUCER, ChangelogProducer::None)?,
             num_levels: r.i32(NUM_LEVELS)?,
             num_sorted_run_compaction_trigger: r

@@ -1,0 +1,77 @@
+//! Snapshot retention options (Java `CoreOptions#snapshotNumRetainMin` and friends).
+
+use std::time::Duration;
+
+use super::duration::parse_duration;
+use super::reader::OptionReader;
+use super::{
+    CHANGELOG_NUM_RETAINED_MAX, CHANGELOG_NUM_RETAINED_MIN, CHANGELOG_TIME_RETAINED,
+    SNAPSHOT_EXPIRE_LIMIT, SNAPSHOT_NUM_RETAINED_MAX, SNAPSHOT_NUM_RETAINED_MIN,
+    SNAPSHOT_TIME_RETAINED,
+};
+use crate::{Error, Result};
+
+/// How many snapshots expiration keeps, and for how long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retention {
+    /// `snapshot.num-retained.min` (default 10, at least 1).
+    pub num_retained_min: i32,
+    /// `snapshot.num-retained.max` (default `i32::MAX`, at least `num_retained_min`).
+    pub num_retained_max: i32,
+    /// `snapshot.time-retained` (default 1 h).
+    pub time_retained: Duration,
+    /// `snapshot.expire.limit`: snapshots expired per call at most (default 50).
+    pub expire_limit: i32,
+    /// `changelog.num-retained.min`, when set.
+    pub changelog_num_retained_min: Option<i32>,
+    /// `changelog.num-retained.max`, when set.
+    pub changelog_num_retained_max: Option<i32>,
+    /// `changelog.time-retained`, when set.
+    pub changelog_time_retained: Option<Duration>,
+}
+
+impl Retention {
+    pub(super) fn parse(r: &mut OptionReader<'_>) -> Result<Self> {
+        let min = r.i32(SNAPSHOT_NUM_RETAINED_MIN)?.unwrap_or(10);
+        let max = r.i32(SNAPSHOT_NUM_RETAINED_MAX)?.unwrap_or(i32::MAX);
+        let time = r.parse_with(SNAPSHOT_TIME_RETAINED, &[], parse_duration)?;
+        let limit = r.i32(SNAPSHOT_EXPIRE_LIMIT)?.unwrap_or(50);
+        let kind = r.kind();
+        if min < 1 {
+            return Err(Error::new(
+                kind,
+                format!("{SNAPSHOT_NUM_RETAINED_MIN} must be at least 1, found {min}"),
+            ));
+        }
+        if max < min {
+            return Err(Error::new(
+                kind,
+                format!(
+                    "{SNAPSHOT_NUM_RETAINED_MAX} ({max}) must not be below \
+                     {SNAPSHOT_NUM_RETAINED_MIN} ({min})"
+                ),
+            ));
+        }
+        Ok(Retention {
+            num_retained_min: min,
+            num_retained_max: max,
+            time_retained: time.unwrap_or(Duration::from_secs(3600)),
+            expire_limit: limit.max(1),
+            changelog_num_retained_min: r.i32(CHANGELOG_NUM_RETAINED_MIN)?,
+            changelog_num_retained_max: r.i32(CHANGELOG_NUM_RETAINED_MAX)?,
+            changelog_time_retained: r.parse_with(CHANGELOG_TIME_RETAINED, &[], parse_duration)?,
+        })
+    }
+
+    /// Java `CoreOptions#changelogLifecycleDecoupled`: changelogs outlive snapshots.
+    pub fn changelog_decoupled(&self) -> bool {
+        self.changelog_num_retained_min
+            .is_some_and(|m| m > self.num_retained_min)
+            || self
+                .changelog_num_retained_max
+                .is_some_and(|m| m > self.num_retained_max)
+            || self
+                .changelog_time_retained
+                .is_some_and(|t| t > self.time_retained)
+    }
+}
