@@ -162,9 +162,10 @@ impl ExpireSnapshots {
     pub async fn execute(&self) -> Result<ExpireReport> {
         self.check()?;
         let sm = self.table.snapshot_manager();
-        let (Some(earliest), Some(latest)) =
-            (sm.earliest_snapshot_id().await?, sm.latest_snapshot_id().await?)
-        else {
+        let (Some(earliest), Some(latest)) = (
+            sm.earliest_snapshot_id().await?,
+            sm.latest_snapshot_id().await?,
+        ) else {
             return Ok(ExpireReport::default());
         };
         let Some(end) = self.end(earliest, latest).await? else {

@@ -11,7 +11,14 @@ use crate::Result;
 const FILE_DIRS: &[&str] = &["manifest", "index", "statistics"];
 
 /// Directories never touched.
-const PROTECTED_DIRS: &[&str] = &["snapshot", "schema", "tag", "branch", "consumer", "changelog"];
+const PROTECTED_DIRS: &[&str] = &[
+    "snapshot",
+    "schema",
+    "tag",
+    "branch",
+    "consumer",
+    "changelog",
+];
 
 /// Files under `table_root` that may be deleted when unreferenced.
 pub(crate) async fn deletable_files(io: &FileIO, table_root: &str) -> Result<Vec<ListedFile>> {

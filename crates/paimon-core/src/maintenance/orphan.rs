@@ -140,9 +140,10 @@ impl RemoveOrphanFiles {
 /// Every snapshot of `main`; one vanishing meanwhile (concurrent expiration) is skipped.
 async fn main_snapshots(sm: &SnapshotManager, c: &mut Collector) -> Result<Refs> {
     let mut refs = Refs::default();
-    let (Some(earliest), Some(latest)) =
-        (sm.earliest_snapshot_id().await?, sm.latest_snapshot_id().await?)
-    else {
+    let (Some(earliest), Some(latest)) = (
+        sm.earliest_snapshot_id().await?,
+        sm.latest_snapshot_id().await?,
+    ) else {
         return Ok(refs);
     };
     for id in earliest..=latest {

@@ -217,5 +217,3 @@ impl Collector {
         Ok(())
     }
 }
-
-

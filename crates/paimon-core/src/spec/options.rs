@@ -38,8 +38,8 @@ pub use enums::{
 };
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
-pub use retention::Retention;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
+pub use retention::Retention;
 pub use schema_validation::validate_table_schema;
 
 use crate::spec::schema::TableSchema;

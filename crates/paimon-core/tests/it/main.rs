@@ -7,6 +7,7 @@ mod catalog;
 mod commit;
 mod common;
 mod dv64;
+mod expire;
 mod front_door;
 mod global_index;
 mod index_build;

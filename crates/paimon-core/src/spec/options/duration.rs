@@ -17,9 +17,9 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
             "duration '{text}' does not start with a number"
         )));
     }
-    let n: u64 = number.parse().map_err(|_| {
-        Error::invalid_argument(format!("duration '{text}': number out of range"))
-    })?;
+    let n: u64 = number
+        .parse()
+        .map_err(|_| Error::invalid_argument(format!("duration '{text}': number out of range")))?;
     let unit = unit.trim().to_ascii_lowercase();
     let nanos_per: u64 = match unit.as_str() {
         "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1_000_000,
@@ -35,9 +35,9 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
             )))
         }
     };
-    let nanos = n.checked_mul(nanos_per).ok_or_else(|| {
-        Error::invalid_argument(format!("duration '{text}' is too large"))
-    })?;
+    let nanos = n
+        .checked_mul(nanos_per)
+        .ok_or_else(|| Error::invalid_argument(format!("duration '{text}' is too large")))?;
     Ok(Duration::from_nanos(nanos))
 }
 
