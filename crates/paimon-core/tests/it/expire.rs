@@ -1,7 +1,8 @@
 //! Snapshot expiration and orphan clean-up on copies of Java fixture tables: retained snapshots
 //! and tags read exactly as before, files only expired snapshots used are gone, a crash at any
 //! delete leaves the table readable and a rerun finishes, orphans older than the threshold go.
-//! An expired copy is left in `target/expired` for pypaimon (`scripts/check-expired.py`).
+//! An expired copy is left in `target/expired` (with a `tables.json`) for pypaimon
+//! (`scripts/check-reencoded.py target/expired`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -23,9 +24,12 @@ use paimon_core::spec::manifest::{
 };
 use paimon_core::{FileIO, SnapshotSelector, Table};
 
-use crate::common::{copy_dir, java_table_copy, json_rows, render};
+use crate::common::{copy_dir, java_table, java_table_copy, json_rows, render};
 
 const PK_DV: &str = "parquet/pk_09";
+/// A deletion-vector table pypaimon 2.1.0 reads (it cannot read `pk_09`'s 0.9 manifests).
+const DV_NAME: &str = "pk_table_scan_and_read_dv";
+const DV_PYPAIMON: &str = "parquet/pk_table_scan_and_read_dv";
 
 /// Rows of snapshot `id` (or a tag), sorted.
 async fn rows_at(table: &Table, at: SnapshotSelector) -> paimon_core::Result<Vec<String>> {
@@ -133,20 +137,23 @@ async fn rows_by_snapshot(table: &Table, ids: &[i64]) -> BTreeMap<i64, Vec<Strin
     out
 }
 
-#[tokio::test]
-async fn expire_keeps_retained_snapshots_and_deletes_the_rest() {
-    let (_tmp, root) = java_table_copy(PK_DV);
+/// Expires all but the latest `keep` snapshots of a copy of fixture `rel` and checks the
+/// result; returns the copy.
+async fn expire_and_check(rel: &str, keep: i64) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, root) = java_table_copy(rel);
     let table = Table::open(root.to_str().unwrap()).await.unwrap();
     let ids = snapshot_ids(&root);
-    assert_eq!(ids, (1..=8).collect::<Vec<_>>());
+    let latest = *ids.last().unwrap();
+    assert_eq!(ids, (1..=latest).collect::<Vec<_>>());
+    let first_kept = latest - keep + 1;
     let before = rows_by_snapshot(&table, &ids).await;
     let files_before = all_files(&root);
     let mut expired_only = BTreeSet::new();
-    for id in 1..=5 {
+    for id in 1..first_kept {
         expired_only.extend(live_names(&root, id));
     }
     let mut retained = BTreeSet::new();
-    for id in 6..=8 {
+    for id in first_kept..=latest {
         retained.extend(live_names(&root, id));
         retained.extend(plan_files(&table, SnapshotSelector::Id(id)).await);
     }
@@ -158,21 +165,27 @@ async fn expire_keeps_retained_snapshots_and_deletes_the_rest() {
 
     let report = table
         .expire_snapshots()
-        .retain_min(3)
-        .retain_max(3)
+        .retain_min(i32::try_from(keep).unwrap())
+        .retain_max(i32::try_from(keep).unwrap())
         .older_than(Duration::ZERO)
         .execute()
         .await
         .unwrap();
-    assert_eq!(report.expired_snapshots, vec![1, 2, 3, 4, 5]);
+    assert_eq!(
+        report.expired_snapshots,
+        (1..first_kept).collect::<Vec<_>>()
+    );
     assert!(report.data_files_deleted > 0 && report.manifest_files_deleted > 0);
     assert!(report.unreadable.is_empty());
-    assert_eq!(snapshot_ids(&root), vec![6, 7, 8]);
+    assert_eq!(
+        snapshot_ids(&root),
+        (first_kept..=latest).collect::<Vec<_>>()
+    );
     let earliest = std::fs::read_to_string(root.join("snapshot/EARLIEST")).unwrap();
-    assert_eq!(earliest.trim(), "6");
+    assert_eq!(earliest.trim(), first_kept.to_string());
 
     let table = Table::open(root.to_str().unwrap()).await.unwrap();
-    for id in 6..=8 {
+    for id in first_kept..=latest {
         let now = rows_at(&table, SnapshotSelector::Id(id)).await.unwrap();
         assert_eq!(
             now, before[&id],
@@ -196,17 +209,36 @@ async fn expire_keeps_retained_snapshots_and_deletes_the_rest() {
     // Nothing more to do: a second run deletes nothing.
     let again = table
         .expire_snapshots()
-        .retain_min(3)
+        .retain_min(i32::try_from(keep).unwrap())
         .older_than(Duration::ZERO)
         .execute()
         .await
         .unwrap();
     assert!(again.expired_snapshots.is_empty());
 
-    // Left for pypaimon.
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/expired/pk_09");
-    let _ = std::fs::remove_dir_all(&out);
-    copy_dir(&root, &out);
+    (tmp, root)
+}
+
+#[tokio::test]
+async fn expire_keeps_retained_snapshots_and_deletes_the_rest() {
+    expire_and_check(PK_DV, 3).await;
+    let (_tmp, root) = expire_and_check(DV_PYPAIMON, 2).await;
+    // Left for pypaimon (`scripts/check-reencoded.py target/expired`): the expired copy against
+    // the Java original.
+    let warehouse = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/expired");
+    let _ = std::fs::remove_dir_all(&warehouse);
+    copy_dir(&root, &warehouse.join(format!("{DV_NAME}.db/{DV_NAME}")));
+    let original = Path::new(&java_table(DV_PYPAIMON))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf();
+    let index = serde_json::json!({ "tables": [{
+        "table": format!("{DV_NAME}.{DV_NAME}"),
+        "original": original.canonicalize().unwrap(),
+        "rewritten": warehouse.canonicalize().unwrap(),
+    }] });
+    std::fs::write(warehouse.join("tables.json"), index.to_string()).unwrap();
 }
 
 #[tokio::test]
