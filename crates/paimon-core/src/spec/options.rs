@@ -8,8 +8,8 @@
 //! Errors name the key and the raw value; stored options fail with
 //! [`ErrorKind::DataInvalid`], overrides with [`ErrorKind::InvalidArgument`].
 //!
-//! Divergences: durations (`snapshot.time-retained`, ...) and writer-only options are not typed
-//! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
+//! Divergences: most durations and writer-only options are not typed (they stay in `extra`;
+//! the snapshot retention options are, in [`Retention`]); `validate` is lenient where Java only checks at table creation.
 
 mod alter_rules;
 mod duration;
