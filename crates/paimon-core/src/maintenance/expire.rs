@@ -11,6 +11,11 @@
 //! of every retained snapshot, tag and branch snapshot, compared by file name, so a file removed
 //! and later re-added is kept.
 //!
+//! Concurrent commits: the kept set covers every snapshot up to the latest seen after reading
+//! (re-checked until no new one appears). A commit can only reference files live in the
+//! snapshot it builds on (kept) or new files (never candidates); a commit re-adding a file
+//! deleted long ago while this runs is the one unprotected case (Java has it too).
+//!
 //! Order, so that a crash at any point leaves every retained snapshot readable and a rerun
 //! finishes the job: data and changelog files, index files, manifests, then manifest lists and
 //! index manifests (a rerun still finds the manifests through the lists), statistics, then the
@@ -176,9 +181,14 @@ impl ExpireSnapshots {
         // What must stay: retained snapshots, tags, branches (strict: any failure aborts).
         let mut c = Collector::strict(io.clone(), root);
         let mut keep = tags_and_branches(io, root, &mut c).await?;
-        for id in end..=latest {
-            let s = sm.snapshot(id).await?;
-            keep.extend(c.live(&s).await?);
+        let mut next = end;
+        // Snapshots committed meanwhile are kept too: read until no new one appears.
+        while let Some(latest) = sm.latest_snapshot_id().await?.filter(|l| *l >= next) {
+            for id in next..=latest {
+                let s = sm.snapshot(id).await?;
+                keep.extend(c.live(&s).await?);
+            }
+            next = latest + 1;
         }
         // What may go: everything the expired snapshots mention (tolerant).
         c.set_tolerant(true);

@@ -9,7 +9,8 @@
 //! [`ErrorKind::DataInvalid`], overrides with [`ErrorKind::InvalidArgument`].
 //!
 //! Divergences: most durations and writer-only options are not typed (they stay in `extra`;
-//! the snapshot retention options are, in [`Retention`]); `validate` is lenient where Java only checks at table creation.
+//! the snapshot retention options are, in [`Retention`]); `validate` is lenient where Java
+//! only checks at table creation.
 
 mod alter_rules;
 mod duration;

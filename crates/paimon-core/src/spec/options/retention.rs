@@ -75,3 +75,43 @@ impl Retention {
                 .is_some_and(|t| t > self.time_retained)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use crate::spec::options::TableOptions;
+
+    fn parse(pairs: &[(&str, &str)]) -> crate::Result<TableOptions> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        TableOptions::from_map(&map)
+    }
+
+    #[test]
+    fn defaults_values_and_errors() {
+        let r = parse(&[]).unwrap().retention;
+        assert_eq!((r.num_retained_min, r.num_retained_max), (10, i32::MAX));
+        assert_eq!(r.time_retained, Duration::from_secs(3600));
+        assert_eq!(r.expire_limit, 50);
+        assert!(!r.changelog_decoupled());
+        let r = parse(&[
+            ("snapshot.num-retained.min", "2"),
+            ("snapshot.num-retained.max", "5"),
+            ("snapshot.time-retained", "30 min"),
+            ("changelog.num-retained.max", "9"),
+        ])
+        .unwrap()
+        .retention;
+        assert_eq!((r.num_retained_min, r.num_retained_max), (2, 5));
+        assert_eq!(r.time_retained, Duration::from_secs(1800));
+        assert!(r.changelog_decoupled());
+        assert!(parse(&[("snapshot.time-retained", "soon")]).is_err());
+        assert!(parse(&[("snapshot.num-retained.min", "0")]).is_err());
+        let e = parse(&[("snapshot.num-retained.max", "3")]).unwrap_err();
+        assert!(e.message().contains("must not be below"), "{e}");
+    }
+}
