@@ -224,6 +224,9 @@ async fn expire_and_check(rel: &str, keep: i64) -> (tempfile::TempDir, PathBuf) 
 #[tokio::test]
 async fn expire_keeps_retained_snapshots_and_deletes_the_rest() {
     expire_and_check(PK_DV, 3).await;
+    // Deletion-vector index files kept in the bucket directories; ORC data.
+    expire_and_check("parquet/pk_dv_index_in_data_no_external", 1).await;
+    expire_and_check("orc/pk_table_scan_and_read_dv", 3).await;
     let (_tmp, root) = expire_and_check(DV_PYPAIMON, 2).await;
     // Left for pypaimon (`scripts/check-reencoded.py target/expired`): the expired copy against
     // the Java original.
