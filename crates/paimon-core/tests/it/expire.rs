@@ -669,3 +669,28 @@ async fn expiration_racing_commits_keeps_every_used_file() {
         all
     );
 }
+
+/// An expired snapshot's manifest list that cannot be decoded is kept and reported; the rest
+/// of the expiration goes ahead.
+#[tokio::test]
+async fn an_undecodable_expired_manifest_is_kept_and_reported() {
+    let (_tmp, root) = java_table_copy(PK_DV);
+    let snap: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("snapshot/snapshot-1")).unwrap()).unwrap();
+    let list = snap["deltaManifestList"].as_str().unwrap().to_string();
+    std::fs::write(root.join("manifest").join(&list), b"garbage").unwrap();
+    let table = Table::open(root.to_str().unwrap()).await.unwrap();
+    let before = rows_by_snapshot(&table, &[6, 7, 8]).await;
+    let r = table
+        .expire_snapshots()
+        .retain_min(3)
+        .older_than(Duration::ZERO)
+        .execute()
+        .await
+        .unwrap();
+    assert_eq!(r.expired_snapshots, vec![1, 2, 3, 4, 5]);
+    assert_eq!(r.unreadable.len(), 1, "{:?}", r.unreadable);
+    assert_eq!(r.unreadable[0].file, list);
+    assert!(root.join("manifest").join(&list).exists());
+    assert_eq!(rows_by_snapshot(&table, &[6, 7, 8]).await, before);
+}
