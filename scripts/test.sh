@@ -22,6 +22,8 @@ cargo test --workspace --all-targets "$@"
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
+    # pypaimon reads a table after snapshot expiration (`expire` test).
+    .venv-pypaimon/bin/python scripts/check-reencoded.py target/expired
     .venv-pypaimon/bin/python scripts/check-indexed.py target/indexed
     # pypaimon loads the tables our catalog created and altered (`catalog` test) and writes
     # to one of them.

@@ -33,6 +33,10 @@ enum Command {
     Schema(commands::schema::Args),
     /// List a table's snapshots.
     Snapshots(commands::snapshots::Args),
+    /// Expire old snapshots and delete the files only they used.
+    Expire(commands::expire::Args),
+    /// Delete files no snapshot, tag or branch refers to (older than `--older-than`, 1 d).
+    RemoveOrphanFiles(commands::remove_orphan_files::Args),
     /// Plan a scan and print its splits and pruning metrics.
     Scan(commands::scan::Args),
     /// Read rows.
@@ -86,6 +90,8 @@ fn main() -> ExitCode {
             Command::Tables(a) => commands::tables::run(a).await,
             Command::Schema(a) => commands::schema::run(a).await,
             Command::Snapshots(a) => commands::snapshots::run(a).await,
+            Command::Expire(a) => commands::expire::run(a).await,
+            Command::RemoveOrphanFiles(a) => commands::remove_orphan_files::run(a).await,
             Command::Scan(a) => commands::scan::run(a).await,
             Command::Read(a) => commands::read::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,

@@ -499,3 +499,46 @@ fn file_index_counts_in_scan_and_read_metrics() {
     let err = String::from_utf8_lossy(&paimon(&args).stderr).to_string();
     assert!(err.contains("1 skipped (bitmap 1)"), "{err}");
 }
+
+/// Output lines sorted (reads are unordered).
+fn sorted_lines(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s.lines().map(str::to_string).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn expire_and_remove_orphan_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("pk_09");
+    copy_dir(std::path::Path::new(&java_table("parquet/pk_09")), &t);
+    let stray = t.join("manifest/manifest-stray-0");
+    std::fs::write(&stray, b"x").unwrap();
+    let t = t.to_str().unwrap();
+    let before = sorted_lines(&stdout(&paimon(&["read", t])));
+    let out = stdout(&paimon(&[
+        "expire",
+        t,
+        "--retain-min",
+        "2",
+        "--older-than",
+        "0 s",
+    ]));
+    assert!(
+        out.contains("expired snapshots 1..=6 (6 snapshots)"),
+        "{out}"
+    );
+    assert_eq!(sorted_lines(&stdout(&paimon(&["read", t]))), before);
+    let snaps = stdout(&paimon(&["snapshots", t]));
+    assert_eq!(snaps.lines().count(), 3, "{snaps}");
+    // Fresh files are no orphans under the default day.
+    let out = stdout(&paimon(&["remove-orphan-files", t, "--dry-run"]));
+    assert!(out.contains("found 0 orphan files"), "{out}");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let out = stdout(&paimon(&["remove-orphan-files", t, "--older-than", "1s"]));
+    assert!(out.contains("deleted 1 orphan files"), "{out}");
+    assert!(!stray.exists());
+    assert_eq!(sorted_lines(&stdout(&paimon(&["read", t]))), before);
+    let bad = paimon(&["expire", t, "--older-than", "1 fortnight"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

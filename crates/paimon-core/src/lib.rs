@@ -58,6 +58,7 @@ pub mod expr;
 pub(crate) mod hash;
 pub mod index;
 pub mod io;
+pub mod maintenance;
 pub(crate) mod mergetree;
 pub mod read;
 pub mod render;

@@ -72,6 +72,16 @@ impl SnapshotManager {
         join(&self.snapshot_dir(), "LATEST")
     }
 
+    /// Location of the `EARLIEST` hint.
+    pub fn earliest_hint_path(&self) -> String {
+        join(&self.snapshot_dir(), "EARLIEST")
+    }
+
+    /// The metadata root: the table root for `main`, `branch/branch-<name>` otherwise.
+    pub fn meta_root(&self) -> &str {
+        &self.meta_root
+    }
+
     /// Location of `snapshot-<id>`.
     pub fn snapshot_path(&self, id: i64) -> String {
         join(&self.snapshot_dir(), &format!("{SNAPSHOT_PREFIX}{id}"))

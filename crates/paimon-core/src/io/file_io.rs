@@ -26,6 +26,19 @@ pub struct FileStatus {
     pub is_dir: bool,
 }
 
+/// One file found by [`FileIO::list_files_recursive`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedFile {
+    /// Full location (the listed directory joined with the relative path).
+    pub location: String,
+    /// The last path segment.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Last modification time, epoch millis.
+    pub modified_millis: i64,
+}
+
 /// What a [`FileIO`] and its clones have fetched so far: the whole-file and ranged reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ReadStats {
@@ -301,6 +314,35 @@ impl FileIO {
     /// Lists a directory, mapping a storage failure to an error naming it.
     pub async fn list_names(&self, dir: &str) -> Result<Vec<String>> {
         Ok(self.list(dir).await?.into_iter().map(|s| s.name).collect())
+    }
+
+    /// Every file under `dir` (recursively) with its size and modification time; a missing
+    /// directory lists as empty (maintenance: orphan clean-up, expiration).
+    pub async fn list_files_recursive(&self, dir: &str) -> Result<Vec<ListedFile>> {
+        let (store, path) = self.resolve(dir)?;
+        let metas: Vec<object_store::ObjectMeta> = match store.list(Some(&path)).try_collect().await
+        {
+            Ok(m) => m,
+            Err(object_store::Error::NotFound { .. }) => return Ok(vec![]),
+            Err(e) => return Err(with_file(e, dir)),
+        };
+        let prefix = path.as_ref();
+        let mut out: Vec<ListedFile> = metas
+            .into_iter()
+            .filter_map(|m| {
+                let full = m.location.as_ref();
+                let rest = full.strip_prefix(prefix)?.trim_start_matches('/');
+                let name = m.location.filename()?.to_string();
+                Some(ListedFile {
+                    location: join(dir.trim_end_matches('/'), rest),
+                    name,
+                    size: m.size,
+                    modified_millis: m.last_modified.timestamp_millis(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.location.cmp(&b.location));
+        Ok(out)
     }
 
     /// Streams a listing recursively (used by tooling; not on read paths).

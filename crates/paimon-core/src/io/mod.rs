@@ -9,4 +9,4 @@
 mod file_io;
 mod storage;
 
-pub use file_io::{join, FileIO, FileStatus, ReadStats};
+pub use file_io::{join, FileIO, FileStatus, ListedFile, ReadStats};

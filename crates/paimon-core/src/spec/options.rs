@@ -8,17 +8,20 @@
 //! Errors name the key and the raw value; stored options fail with
 //! [`ErrorKind::DataInvalid`], overrides with [`ErrorKind::InvalidArgument`].
 //!
-//! Divergences: durations (`snapshot.time-retained`, ...) and writer-only options are not typed
-//! (they stay in `extra`); `validate` is lenient where Java only checks at table creation.
+//! Divergences: most durations and writer-only options are not typed (they stay in `extra`;
+//! the snapshot retention options are, in [`Retention`]); `validate` is lenient where Java
+//! only checks at table creation.
 
 mod alter_rules;
 mod commit;
+mod duration;
 mod enums;
 mod fields;
 mod known_keys;
 mod memory_size;
 mod pk_index;
 mod reader;
+mod retention;
 mod schema_validation;
 #[cfg(test)]
 mod tests;
@@ -31,11 +34,11 @@ pub use alter_rules::{
     IMMUTABLE_OPTIONS,
 };
 pub use commit::{
-    parse_duration, CommitOptions, COMMIT_MAX_RETRIES, COMMIT_MAX_RETRY_WAIT,
-    COMMIT_MIN_RETRY_WAIT, COMMIT_TIMEOUT, DYNAMIC_PARTITION_OVERWRITE,
-    MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE, MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE,
-    OVERWRITE_UPGRADE, PK_CLUSTERING_OVERRIDE,
+    CommitOptions, COMMIT_MAX_RETRIES, COMMIT_MAX_RETRY_WAIT, COMMIT_MIN_RETRY_WAIT,
+    COMMIT_TIMEOUT, DYNAMIC_PARTITION_OVERWRITE, MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE,
+    MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE, OVERWRITE_UPGRADE, PK_CLUSTERING_OVERRIDE,
 };
+pub use duration::parse_duration;
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
     StartupMode, StatsMode,
@@ -43,6 +46,7 @@ pub use enums::{
 pub use fields::{FieldOptions, SequenceGroup};
 pub use memory_size::MemorySize;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
+pub use retention::Retention;
 pub use schema_validation::validate_table_schema;
 
 use crate::spec::schema::TableSchema;
@@ -61,6 +65,20 @@ pub const FILE_FORMAT: &str = "file.format";
 pub const FILE_COMPRESSION: &str = "file.compression";
 /// `manifest.format`, default avro.
 pub const MANIFEST_FORMAT: &str = "manifest.format";
+/// `snapshot.num-retained.min`, default 10.
+pub const SNAPSHOT_NUM_RETAINED_MIN: &str = "snapshot.num-retained.min";
+/// `snapshot.num-retained.max`, default `i32::MAX`.
+pub const SNAPSHOT_NUM_RETAINED_MAX: &str = "snapshot.num-retained.max";
+/// `snapshot.time-retained`, default 1 h.
+pub const SNAPSHOT_TIME_RETAINED: &str = "snapshot.time-retained";
+/// `snapshot.expire.limit`, default 50.
+pub const SNAPSHOT_EXPIRE_LIMIT: &str = "snapshot.expire.limit";
+/// `changelog.num-retained.min` (default: the snapshot value).
+pub const CHANGELOG_NUM_RETAINED_MIN: &str = "changelog.num-retained.min";
+/// `changelog.num-retained.max` (default: the snapshot value).
+pub const CHANGELOG_NUM_RETAINED_MAX: &str = "changelog.num-retained.max";
+/// `changelog.time-retained` (default: the snapshot value).
+pub const CHANGELOG_TIME_RETAINED: &str = "changelog.time-retained";
 /// `partition.default-name`, default `__DEFAULT_PARTITION__`.
 pub const PARTITION_DEFAULT_NAME: &str = "partition.default-name";
 /// `partition.legacy-name`, default true.
@@ -277,6 +295,8 @@ pub struct TableOptions {
     pub scan_fallback_branch: Option<String>,
     /// `branch` (default main).
     pub branch: String,
+    /// Snapshot retention (`snapshot.*` and `changelog.*` retention options).
+    pub retention: Retention,
     /// `changelog-producer` (default none).
     pub changelog_producer: ChangelogProducer,
     /// `num-levels`; see [`TableOptions::num_levels`].
@@ -440,6 +460,7 @@ impl TableOptions {
                 .map_or(0, |n| usize::try_from(n).unwrap_or(0)),
             scan_fallback_branch: r.string(SCAN_FALLBACK_BRANCH),
             branch: r.string(BRANCH).unwrap_or_else(|| "main".into()),
+            retention: Retention::parse(r)?,
             changelog_producer: r.get(CHANGELOG_PRODUCER, ChangelogProducer::None)?,
             num_levels: r.i32(NUM_LEVELS)?,
             num_sorted_run_compaction_trigger: r

@@ -12,6 +12,7 @@ mod commit_overwrite;
 mod commit_util;
 mod common;
 mod dv64;
+mod expire;
 mod file_index;
 mod front_door;
 mod global_index;

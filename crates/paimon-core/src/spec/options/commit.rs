@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::duration::parse_duration;
 use super::reader::{parse_int, OptionReader};
 use super::MemorySize;
 use crate::{Error, Result};
@@ -90,34 +91,6 @@ impl CommitOptions {
             pk_clustering_override: r.bool(PK_CLUSTERING_OVERRIDE, false)?,
         })
     }
-}
-
-/// A Java `TimeUtils#parseDuration` value: a non-negative number and an optional unit
-/// (`ns`, `us`/`µs`, `ms` (default), `s`, `min`/`m`, `h`, `d` and their long names).
-pub fn parse_duration(text: &str) -> Result<Duration> {
-    let t = text.trim().to_ascii_lowercase();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| Error::invalid_argument("expected a number followed by a time unit"))?;
-    let nanos_per: u64 = match unit.trim() {
-        "ns" | "nano" | "nanos" | "nanosecond" | "nanoseconds" => 1,
-        "us" | "µs" | "micro" | "micros" | "microsecond" | "microseconds" => 1_000,
-        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1_000_000,
-        "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
-        "m" | "min" | "minute" | "minutes" => 60_000_000_000,
-        "h" | "hour" | "hours" => 3_600_000_000_000,
-        "d" | "day" | "days" => 86_400_000_000_000,
-        other => {
-            return Err(Error::invalid_argument(format!(
-                "unknown time unit '{other}'"
-            )))
-        }
-    };
-    n.checked_mul(nanos_per)
-        .map(Duration::from_nanos)
-        .ok_or_else(|| Error::invalid_argument("duration overflows"))
 }
 
 #[cfg(test)]
