@@ -4,6 +4,7 @@ pub mod alter;
 pub mod bench;
 pub mod bench_direct;
 pub mod bench_lookup;
+pub mod compact;
 pub mod create;
 pub mod database;
 pub mod drop;

@@ -453,6 +453,7 @@ async fn java_tables_compacted_read_the_same() {
     ] {
         let to = written_db().join(format!("compact_java_{name}"));
         let _ = std::fs::remove_dir_all(&to);
+        let _ = std::fs::remove_file(to.with_extension("expected.parquet"));
         copy_dir(Path::new(&java_table(&format!("parquet/{name}"))), &to);
         let t = Table::open(to.to_str().unwrap()).await.unwrap();
         let rows: Vec<RecordBatch> = t
@@ -479,6 +480,9 @@ async fn java_tables_compacted_read_the_same() {
                 assert!(f.level == max && f.file_source == Some(1), "{name} {f:?}");
             }
         }
-        save_expected(&t, &rows);
+        // pypaimon 2.1.0 refuses partial-update with `ignore-delete` whatever the files.
+        if name != "pk_table_partial_update" {
+            save_expected(&t, &rows);
+        }
     }
 }
