@@ -25,10 +25,13 @@ use crate::write::{
     batch, create_table, read_sorted, render_sorted, save_expected, write_commit, written_db,
 };
 
-/// One step of a workload: a commit of rows `(partition, id, a, b, delete)`, or a compaction.
+/// One written row: `(partition, id, a, b, delete)`.
+type Row = (i32, i32, Option<String>, Option<i64>, bool);
+
+/// One step of a workload: a commit of rows, or a compaction.
 #[derive(Debug, Clone)]
 enum Step {
-    Write(Vec<(i32, i32, Option<String>, Option<i64>, bool)>),
+    Write(Vec<Row>),
     Compact { full: bool },
 }
 
@@ -41,11 +44,7 @@ enum Engine {
 
 type Model = BTreeMap<(i32, i32), (Option<String>, Option<i64>)>;
 
-fn apply(
-    model: &mut Model,
-    engine: Engine,
-    rows: &[(i32, i32, Option<String>, Option<i64>, bool)],
-) {
+fn apply(model: &mut Model, engine: Engine, rows: &[Row]) {
     for (p, id, a, b, delete) in rows {
         let key = (*p, *id);
         match engine {
@@ -118,7 +117,7 @@ async fn pk_table(name: &str, engine: Engine) -> Table {
     .await
 }
 
-async fn write_rows(t: &Table, rows: &[(i32, i32, Option<String>, Option<i64>, bool)]) {
+async fn write_rows(t: &Table, rows: &[Row]) {
     let lines: Vec<Value> = rows
         .iter()
         .map(|(p, id, a, b, _)| json!({"p": p, "id": id, "a": a, "b": b}))
@@ -276,20 +275,19 @@ proptest! {
 
 #[tokio::test]
 async fn full_compaction_rewrites_to_one_top_level_run_and_commits_compact() {
-    let rows =
-        |start: i32, n: i32, tag: &str| -> Vec<(i32, i32, Option<String>, Option<i64>, bool)> {
-            (start..start + n)
-                .map(|i| {
-                    (
-                        i % 2,
-                        i,
-                        Some(format!("{tag}{i}")),
-                        Some(i64::from(i)),
-                        false,
-                    )
-                })
-                .collect()
-        };
+    let rows = |start: i32, n: i32, tag: &str| -> Vec<Row> {
+        (start..start + n)
+            .map(|i| {
+                (
+                    i % 2,
+                    i,
+                    Some(format!("{tag}{i}")),
+                    Some(i64::from(i)),
+                    false,
+                )
+            })
+            .collect()
+    };
     let t = pk_table("compact_full", Engine::Deduplicate).await;
     let mut model = Model::new();
     for (i, tag) in ["x", "y", "z"].iter().enumerate() {
