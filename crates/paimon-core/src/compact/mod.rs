@@ -15,10 +15,16 @@
 //! target file size are rewritten in sequence order into target-size files when there are at
 //! least `compaction.min.file-num` of them (any number with [`CompactBuilder::full`]).
 //!
-//! Not supported (clear `Unsupported` errors, from the writer's own checks): deletion-vector
-//! tables, `first-row`, changelog producers other than `none`, dynamic and postpone buckets.
+//! Primary-key tables with deletion vectors are read merged on read (level 0 included,
+//! deletion vectors applied); a compacted bucket's deletion-vector file is retired and its
+//! `pk-btree` payloads are rebuilt over the new top level in the same snapshot (`index`).
+//!
+//! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): append
+//! tables with deletion vectors, `first-row`, changelog producers other than `none`, dynamic
+//! and postpone buckets.
 
 mod append;
+mod index;
 mod pk;
 
 use std::collections::{BTreeMap, HashMap};
@@ -28,7 +34,9 @@ use crate::commit::CommitMessage;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::DataFileMeta;
 use crate::write::file_writer::FileSpec;
-use crate::Result;
+use crate::{Error, Result};
+
+use index::IndexChanges;
 
 /// `_FILE_SOURCE` of files written by compaction (Java `FileSource.COMPACT`).
 pub const FILE_SOURCE_COMPACT: i8 = 1;
@@ -115,19 +123,24 @@ impl CompactBuilder {
             .commit_user
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let writer = self.table.new_write().with_commit_user(&user).build()?;
+        let source = self.source_table()?;
+        let writer = source.new_write().with_commit_user(&user).build()?;
         let spec = writer.file_spec();
         let kv = writer.kv_layout();
+        let (snapshot_id, buckets) = self.buckets(&source).await?;
+        let index = match &kv {
+            Some(_) => Some(IndexChanges::new(&self.table, snapshot_id).await?),
+            None => None,
+        };
+        let max_level = source.options().num_levels() - 1;
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
-        for (split, files) in self.buckets().await? {
+        for (split, files) in buckets {
             let out = match &kv {
                 Some(kv) => {
-                    pk::compact_bucket(&self.table, &spec, kv, &split, files, self.full).await?
+                    pk::compact_bucket(&source, &spec, kv, &split, files, self.full).await?
                 }
-                None => {
-                    append::compact_bucket(&self.table, &spec, &split, files, self.full).await?
-                }
+                None => append::compact_bucket(&source, &spec, &split, files, self.full).await?,
             };
             let Some((before, after)) = out else { continue };
             report.buckets.push(BucketCompaction {
@@ -141,6 +154,9 @@ impl CompactBuilder {
                 CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
             m.compact_before = before;
             m.compact_after = after;
+            if let Some(index) = &index {
+                index.apply(&mut m, &split, max_level).await?;
+            }
             messages.push(m);
         }
         if messages.is_empty() {
@@ -155,10 +171,35 @@ impl CompactBuilder {
         Ok(report)
     }
 
-    /// The live files of each selected (partition, bucket) of the latest snapshot, with one
-    /// split of the bucket for its locations.
-    async fn buckets(&self) -> Result<Vec<(DataSplit, Vec<DataFileMeta>)>> {
-        let mut scan = self.table.scan();
+    /// The table as compaction reads it: primary-key tables with deletion vectors are merged
+    /// on read (level 0 included, deletion vectors applied); append tables with deletion
+    /// vectors are refused.
+    fn source_table(&self) -> Result<Table> {
+        let options = self.table.options();
+        if !options.deletion_vectors_enabled || options.deletion_vectors_merge_on_read {
+            return Ok(self.table.clone());
+        }
+        if !self.table.schema().has_primary_key() {
+            return Err(Error::unsupported(
+                "compacting append tables with deletion vectors is not supported yet",
+            )
+            .with_context("option", "deletion-vectors.enabled"));
+        }
+        let mut o = HashMap::new();
+        o.insert(
+            "deletion-vectors.merge-on-read".to_string(),
+            "true".to_string(),
+        );
+        self.table.with_options(&o)
+    }
+
+    /// The planned snapshot and the live files of each selected (partition, bucket), as one
+    /// split per bucket (files with their deletion files).
+    async fn buckets(
+        &self,
+        source: &Table,
+    ) -> Result<(Option<i64>, Vec<(DataSplit, Vec<DataFileMeta>)>)> {
+        let mut scan = source.scan().with_option("global-index.enabled", "false");
         if let Some(p) = &self.partitions {
             scan = scan.with_partition_filter(p.clone());
         }
@@ -166,17 +207,30 @@ impl CompactBuilder {
             scan = scan.with_bucket_filter(b);
         }
         let plan = scan.build()?.plan().await?;
-        let mut groups: BTreeMap<(Vec<u8>, i32), (DataSplit, Vec<DataFileMeta>)> = BTreeMap::new();
+        let mut groups: BTreeMap<(Vec<u8>, i32), DataSplit> = BTreeMap::new();
         for s in plan.splits {
             let Split::Data(d) = s;
-            let files = d.files.clone();
-            groups
-                .entry((d.partition.clone(), d.bucket))
-                .or_insert_with(|| (d, Vec::new()))
-                .1
-                .extend(files);
+            match groups.entry((d.partition.clone(), d.bucket)) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(d);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    let g = o.get_mut();
+                    g.files.extend(d.files);
+                    g.deletion_files.extend(d.deletion_files);
+                }
+            }
         }
-        Ok(groups.into_values().collect())
+        let buckets = groups
+            .into_values()
+            .map(|mut d| {
+                d.raw_convertible = false;
+                d.row_ranges = None;
+                let files = d.files.clone();
+                (d, files)
+            })
+            .collect();
+        Ok((plan.snapshot_id, buckets))
     }
 }
 
@@ -187,17 +241,6 @@ fn as_compacted(mut files: Vec<DataFileMeta>, level: i32) -> Vec<DataFileMeta> {
         f.file_source = Some(FILE_SOURCE_COMPACT);
     }
     files
-}
-
-/// A split of `files` of the bucket of `split`, merged on read (never read raw).
-fn bucket_split(split: &DataSplit, files: Vec<DataFileMeta>) -> DataSplit {
-    DataSplit {
-        deletion_files: vec![None; files.len()],
-        files,
-        raw_convertible: false,
-        row_ranges: None,
-        ..split.clone()
-    }
 }
 
 /// The rolling writer of compaction output into the bucket directory of `split`.

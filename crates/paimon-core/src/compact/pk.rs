@@ -9,7 +9,7 @@ use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::RecordBatch;
 use futures::StreamExt;
 
-use super::{as_compacted, bucket_split, output_writer};
+use super::{as_compacted, output_writer};
 use crate::catalog::Table;
 use crate::read::TableRead;
 use crate::scan::{DataSplit, Split};
@@ -31,7 +31,8 @@ fn sorted_runs(files: &[DataFileMeta]) -> usize {
     level0 + upper.len()
 }
 
-/// Compacts `files` (every live file of the bucket of `split`) into files at the top level;
+/// Compacts `files` (every live file of the bucket of `split`, which holds them with their
+/// deletion files and is merged on read) into files at the top level;
 /// returns (before, after), or `None` when the bucket needs no compaction.
 pub(super) async fn compact_bucket(
     table: &Table,
@@ -62,7 +63,7 @@ pub(super) async fn compact_bucket(
     let read = TableRead::new(table)
         .with_output_fields(fields)
         .with_preserve_order(true);
-    let mut batches = read.read(vec![Split::Data(bucket_split(split, files.clone()))])?;
+    let mut batches = read.read(vec![Split::Data(split.clone())])?;
     let mut writer = output_writer(spec, split, 0);
     let n = schema.fields.len();
     let values_schema = crate::arrow::arrow_schema(&schema.fields)?;

@@ -427,17 +427,36 @@ async fn append_small_files_are_merged() {
 
 #[tokio::test]
 async fn unsupported_tables_are_refused() {
-    let t = create_table(
-        "compact_dv_refused",
-        &[("id", "INT NOT NULL"), ("v", "STRING")],
-        &[],
-        &["id"],
-        &[("bucket", "1"), ("deletion-vectors.enabled", "true")],
-    )
-    .await;
-    let e = t.compact().full(true).execute().await.unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
-    let _ = std::fs::remove_dir_all(t.location());
+    let cases: [(&str, &[&str], &[(&str, &str)]); 3] = [
+        (
+            "compact_refused_first_row",
+            &["id"],
+            &[("bucket", "1"), ("merge-engine", "first-row")],
+        ),
+        (
+            "compact_refused_changelog",
+            &["id"],
+            &[("bucket", "1"), ("changelog-producer", "input")],
+        ),
+        (
+            "compact_refused_append_dv",
+            &[],
+            &[("bucket", "-1"), ("deletion-vectors.enabled", "true")],
+        ),
+    ];
+    for (name, pk, options) in cases {
+        let t = create_table(
+            name,
+            &[("id", "INT NOT NULL"), ("v", "STRING")],
+            &[],
+            pk,
+            options,
+        )
+        .await;
+        let e = t.compact().full(true).execute().await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unsupported, "{name}: {e}");
+        let _ = std::fs::remove_dir_all(t.location());
+    }
 }
 
 /// Java-written tables copied under `written.db` and fully compacted by us read the same rows
@@ -481,6 +500,131 @@ async fn java_tables_compacted_read_the_same() {
         // pypaimon 2.1.0 refuses partial-update with `ignore-delete` whatever the files.
         if name != "pk_table_partial_update" {
             save_expected(&t, &rows);
+        }
+    }
+}
+
+/// Filters on the indexed column of `pk_btree_e2e`.
+const SCORE_FILTERS: &[&str] = &[
+    "score = 0",
+    "score < 10",
+    "score = 3 OR score = 77",
+    "score IS NULL",
+];
+
+/// Rows for `filter` and whether the plan narrowed files with payloads (none rejected).
+async fn filtered(t: &Table, filter: &str, index: bool) -> (Vec<String>, u64) {
+    let scan = t
+        .scan()
+        .with_filter(filter)
+        .unwrap()
+        .with_option("global-index.enabled", index.to_string())
+        .build()
+        .unwrap();
+    let plan = scan.plan().await.unwrap();
+    let m = &plan.metrics.global_index;
+    assert!(m.payloads_rejected.is_empty(), "{m:?}");
+    let narrowed = plan
+        .splits
+        .iter()
+        .filter(|s| s.as_data().row_ranges.is_some())
+        .count() as u64;
+    let batches: Vec<RecordBatch> = scan
+        .reader()
+        .read(plan.splits)
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    (render_sorted(t, &batches), narrowed)
+}
+
+/// A deletion-vector table with `pk-btree` payloads (Java `pk_btree_e2e`): full compaction
+/// retires the bucket's deletion vectors and payloads and rebuilds the payloads over the new
+/// top level in the same snapshot; they equal, byte for byte, what the builder makes from the
+/// same files, and the planner narrows with them. Left in `target/compacted` for
+/// `scripts/check-indexed.py` (pypaimon narrows with our payloads).
+#[tokio::test]
+async fn pk_btree_payloads_rebuilt_at_compaction() {
+    use paimon_core::commit::build_pk_btree_index;
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/compacted");
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.join("warehouse/java.db/pk_btree_e2e");
+    copy_dir(Path::new(&java_table("parquet/pk_btree_e2e")), &dir);
+    let t = Table::open(dir.to_str().unwrap()).await.unwrap();
+    let all_before = read_sorted(&dir).await;
+    let mut before = Vec::new();
+    for f in SCORE_FILTERS {
+        before.push(filtered(&t, f, false).await.0);
+    }
+    let report = t.compact().full(true).execute().await.unwrap();
+    let id = report.snapshot_id.unwrap();
+    let t = Table::open(dir.to_str().unwrap()).await.unwrap();
+    assert_eq!(read_sorted(&dir).await, all_before);
+    let mut narrowed = 0;
+    for (f, want) in SCORE_FILTERS.iter().zip(&before) {
+        let (on, n) = filtered(&t, f, true).await;
+        assert_eq!(&on, want, "{f}");
+        assert_eq!(&filtered(&t, f, false).await.0, want, "{f}");
+        narrowed += n;
+    }
+    assert!(narrowed > 0, "no filter narrowed");
+    let max = t.options().num_levels() - 1;
+    assert_fully_compacted_any_key(&t, max).await;
+    let entries = index_entries(&t, id).await;
+    assert!(
+        entries.iter().all(|e| e.deletion_vectors.is_none()),
+        "{entries:?}"
+    );
+    let payloads: Vec<_> = entries
+        .iter()
+        .filter(|e| e.global_index.is_some())
+        .collect();
+    assert_eq!(payloads.len(), report.buckets.len());
+    // The builder over the same level makes the same bytes.
+    let built = build_pk_btree_index(&t, "score", "compact-test")
+        .await
+        .unwrap();
+    let rebuilt = index_entries(&t, built.snapshot_id).await;
+    let read = |name: &str| std::fs::read(dir.join("index").join(name)).unwrap();
+    for p in &payloads {
+        let meta = |e: &paimon_core::spec::manifest::IndexManifestEntry| {
+            e.global_index.as_ref().and_then(|g| g.source_meta.clone())
+        };
+        let twin = rebuilt
+            .iter()
+            .find(|r| r.bucket == p.bucket && r.partition == p.partition && meta(r) == meta(p))
+            .expect("builder payload over the same files");
+        assert_ne!(twin.file_name, p.file_name);
+        assert_eq!(read(&twin.file_name), read(&p.file_name), "{}", p.file_name);
+    }
+    let index = json!({ "tables": [{
+        "table": "java.pk_btree_e2e",
+        "warehouse": out.join("warehouse").to_str().unwrap(),
+        "column": "score",
+        "values": [0, 3, 5, 77],
+    }]});
+    std::fs::write(out.join("tables.json"), index.to_string()).unwrap();
+}
+
+/// The index entries of snapshot `id`.
+async fn index_entries(t: &Table, id: i64) -> Vec<paimon_core::spec::manifest::IndexManifestEntry> {
+    let s = t.snapshot_manager().snapshot(id).await.unwrap();
+    let name = s.index_manifest.unwrap();
+    let p = Path::new(t.location()).join("manifest").join(&name);
+    paimon_core::spec::manifest::decode_index_manifest(&std::fs::read(p).unwrap(), &name).unwrap()
+}
+
+/// Every file at `max_level`, written by compaction (keys of any type).
+async fn assert_fully_compacted_any_key(t: &Table, max_level: i32) {
+    for files in live_files(t).await.values() {
+        for f in files {
+            assert_eq!(
+                (f.level, f.file_source),
+                (max_level, Some(1)),
+                "{}",
+                f.file_name
+            );
         }
     }
 }
