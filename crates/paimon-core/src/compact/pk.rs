@@ -48,7 +48,9 @@ pub(super) async fn compact_bucket(
         return Err(Error::data_invalid("num-levels must be at least 2")
             .with_context("option", "num-levels"));
     }
-    let single_top = matches!(files.as_slice(), [f] if f.level == max_level);
+    // A single top-level file is rewritten when it carries a deletion vector (Java PR #5638).
+    let single_top = matches!(files.as_slice(), [f] if f.level == max_level)
+        && split.deletion_files.iter().all(Option::is_none);
     if files.is_empty() || single_top {
         return Ok(None);
     }
