@@ -427,7 +427,8 @@ async fn append_small_files_are_merged() {
 
 #[tokio::test]
 async fn unsupported_tables_are_refused() {
-    let cases: [(&str, &[&str], &[(&str, &str)]); 3] = [
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case<'_>; 3] = [
         (
             "compact_refused_first_row",
             &["id"],
@@ -528,8 +529,9 @@ async fn java_tables_compacted_read_the_same() {
                 .sum();
             assert_eq!(deleted, 0, "{name}");
         }
-        // pypaimon 2.1.0 refuses partial-update with `ignore-delete` whatever the files.
-        if name != "pk_table_partial_update" {
+        // pypaimon 2.1.0 refuses partial-update with `ignore-delete` whatever the files, and
+        // cannot read pk_09's Java 0.9 manifests (no `_VALUE_STATS_COLS`), compacted or not.
+        if name != "pk_table_partial_update" && name != "pk_09" {
             save_expected(&t, &rows);
         }
     }
