@@ -83,7 +83,14 @@ pub(super) async fn compact_bucket(
         };
         let seq = column(n)?.as_primitive::<Int64Type>().clone();
         let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
-        let values = RecordBatch::try_new(values_schema.clone(), batch.columns()[..n].to_vec())?;
+        let values = RecordBatch::try_new(
+            values_schema.clone(),
+            batch
+                .columns()
+                .get(..n)
+                .ok_or_else(|| Error::internal("merged batch lacks table columns"))?
+                .to_vec(),
+        )?;
         writer.write(&kv.file_batch(&values, seq, kinds)?).await?;
     }
     let after = as_compacted(writer.flush().await?, max_level);
