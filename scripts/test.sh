@@ -18,13 +18,17 @@ cargo test --workspace --all-targets "$@"
 # pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
 # changed, and narrows its scans with pk-btree payloads we built (written by the `reencoded`,
 # `commit` and `index_build` tests), and reads the tables our writer wrote (the `write` tests,
-# target/written), checking rows and buckets.
+# target/written, including the tables compacted by the `compact` tests), checking rows and
+# buckets.
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed
     # pypaimon reads a table after snapshot expiration (`expire` test).
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/expired
     .venv-pypaimon/bin/python scripts/check-indexed.py target/indexed
+    # ... and with the payloads our compaction rebuilt (`compact` test); the compacted tables
+    # (`compact_*`) are read with the written ones below.
+    .venv-pypaimon/bin/python scripts/check-indexed.py target/compacted
     # pypaimon loads the tables our catalog created and altered (`catalog` test) and writes
     # to one of them.
     .venv-pypaimon/bin/python scripts/check-created.py target/created

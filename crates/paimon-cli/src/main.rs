@@ -43,6 +43,8 @@ enum Command {
     Read(commands::read::Args),
     /// Append the rows of a Parquet, CSV or JSON-lines file and commit them.
     Write(commands::write::Args),
+    /// Compact a table's buckets (`--full` rewrites every selected bucket) and commit.
+    Compact(commands::compact::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).
     #[command(subcommand)]
     Index(commands::index::Command),
@@ -103,6 +105,7 @@ fn main() -> ExitCode {
             Command::CreateDatabase(a) => commands::database::create(a).await,
             Command::DropDatabase(a) => commands::database::drop(a).await,
             Command::Write(a) => commands::write::run(a).await,
+            Command::Compact(a) => commands::compact::run(a).await,
         }
     });
     match result {

@@ -53,6 +53,7 @@ pub mod arrow;
 pub mod bucket;
 pub mod catalog;
 pub mod commit;
+pub mod compact;
 pub mod error;
 pub mod expr;
 pub(crate) mod hash;

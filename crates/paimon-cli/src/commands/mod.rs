@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_direct;
 pub mod bench_lookup;
 pub mod bench_write;
+pub mod compact;
 pub mod create;
 pub mod database;
 pub mod drop;

@@ -50,49 +50,66 @@ pub struct IndexBuildReport {
 /// One source group: a split of its bucket (for locations) and its files.
 type Groups = BTreeMap<(Vec<u8>, i32, i32), (DataSplit, Vec<DataFileMeta>)>;
 
-/// Builds the `pk-btree` payloads of `column` (listed in `pk-btree.index.columns`) for the
-/// latest snapshot's compacted files and commits them as a new snapshot by `commit_user`.
-pub async fn build_pk_btree_index(
-    table: &Table,
-    column: &str,
-    commit_user: &str,
-) -> Result<IndexBuildReport> {
-    let schema = table.schema();
-    let options = table.options();
-    if let Some(reason) = options.pk_index_unsupported_reason(schema) {
-        return Err(Error::unsupported(format!("pk-btree index: {reason}")));
+/// Builds the `pk-btree` payloads of one indexed column, one source group at a time.
+pub(crate) struct PayloadBuilder<'t> {
+    table: &'t Table,
+    field: crate::spec::types::DataField,
+    options: crate::spec::options::BTreeBuildOptions,
+    reader: crate::read::TableRead,
+}
+
+impl<'t> PayloadBuilder<'t> {
+    /// A builder for `column` of `table` (listed in `pk-btree.index.columns`).
+    pub(crate) fn new(table: &'t Table, column: &str) -> Result<Self> {
+        let schema = table.schema();
+        let options = table.options();
+        if let Some(reason) = options.pk_index_unsupported_reason(schema) {
+            return Err(Error::unsupported(format!("pk-btree index: {reason}")));
+        }
+        let defs = options.pk_index_definitions(schema)?;
+        let def = defs
+            .iter()
+            .find(|d| d.column == column && d.family == PkIndexFamily::BTree)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "column '{column}' is not in pk-btree.index.columns"
+                ))
+            })?;
+        let field = schema
+            .field(column)
+            .ok_or_else(|| Error::invalid_argument(format!("unknown column '{column}'")))?
+            .clone();
+        let scan = table
+            .scan()
+            .with_option("global-index.enabled", "false")
+            .select([column, ROW_INDEX_NAME])?
+            .build()?;
+        Ok(PayloadBuilder {
+            table,
+            field,
+            options: def.btree_build_options()?,
+            reader: scan.reader(),
+        })
     }
-    let defs = options.pk_index_definitions(schema)?;
-    let def = defs
-        .iter()
-        .find(|d| d.column == column && d.family == PkIndexFamily::BTree)
-        .ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "column '{column}' is not in pk-btree.index.columns"
-            ))
-        })?;
-    let field = schema
-        .field(column)
-        .ok_or_else(|| Error::invalid_argument(format!("unknown column '{column}'")))?;
-    let build_options = def.btree_build_options()?;
-    let scan = table
-        .scan()
-        .with_option("global-index.enabled", "false")
-        .select([column, ROW_INDEX_NAME])?
-        .build()?;
-    let plan = scan.plan().await?;
-    let snapshot_id = plan
-        .snapshot_id
-        .ok_or_else(|| Error::not_found("the table has no snapshot to index"))?;
-    let reader = scan.reader();
-    let (mut payloads, mut rows, mut bytes) = (Vec::new(), 0, 0);
-    for ((partition, bucket, level), (split, mut files)) in groups(&plan.splits) {
-        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        let values = group_values(&reader, &split, &files).await?;
+
+    /// The indexed field.
+    pub(crate) fn field(&self) -> &crate::spec::types::DataField {
+        &self.field
+    }
+
+    /// Builds and writes the payload of one source group: `files` (sorted by name by the
+    /// caller) of `level` of the bucket of `split`; returns its index entry.
+    pub(crate) async fn build(
+        &self,
+        split: &DataSplit,
+        level: i32,
+        files: &[DataFileMeta],
+    ) -> Result<IndexManifestEntry> {
+        let values = group_values(&self.reader, split, files).await?;
         let file_name = format!("btree-global-index-{}.index", uuid::Uuid::new_v4());
         let input = PkSortedBuildInput {
-            field,
-            options: &build_options,
+            field: &self.field,
+            options: &self.options,
             level,
             sources: files
                 .iter()
@@ -101,20 +118,49 @@ pub async fn build_pk_btree_index(
                     row_count: f.row_count,
                 })
                 .collect(),
-            partition,
-            bucket,
+            partition: split.partition.clone(),
+            bucket: split.bucket,
             file_name,
             external_path: None,
         };
         let built = build(input, values)?;
-        let path = join(&join(table.location(), "index"), &built.entry.file_name);
-        rows += built.entry.row_count;
-        bytes += built.entry.file_size;
-        table
+        let path = join(
+            &join(self.table.location(), "index"),
+            &built.entry.file_name,
+        );
+        self.table
             .file_io()
             .write(&path, Bytes::from(built.bytes))
             .await?;
-        payloads.push(built.entry);
+        Ok(built.entry)
+    }
+}
+
+/// Builds the `pk-btree` payloads of `column` (listed in `pk-btree.index.columns`) for the
+/// latest snapshot's compacted files and commits them as a new snapshot by `commit_user`.
+pub async fn build_pk_btree_index(
+    table: &Table,
+    column: &str,
+    commit_user: &str,
+) -> Result<IndexBuildReport> {
+    let builder = PayloadBuilder::new(table, column)?;
+    let field = builder.field().clone();
+    let plan = table
+        .scan()
+        .with_option("global-index.enabled", "false")
+        .build()?
+        .plan()
+        .await?;
+    let snapshot_id = plan
+        .snapshot_id
+        .ok_or_else(|| Error::not_found("the table has no snapshot to index"))?;
+    let (mut payloads, mut rows, mut bytes) = (Vec::new(), 0, 0);
+    for ((_, _, level), (split, mut files)) in groups(&plan.splits) {
+        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        let entry = builder.build(&split, level, &files).await?;
+        rows += entry.row_count;
+        bytes += entry.file_size;
+        payloads.push(entry);
     }
     let count = payloads.len();
     let mut state = previous_index(table, snapshot_id).await?;
@@ -252,7 +298,10 @@ fn timestamp(nanos: i128) -> Key {
 }
 
 /// The index entries of the snapshot (the index state the build starts from).
-async fn previous_index(table: &Table, snapshot_id: i64) -> Result<Vec<IndexManifestEntry>> {
+pub(crate) async fn previous_index(
+    table: &Table,
+    snapshot_id: i64,
+) -> Result<Vec<IndexManifestEntry>> {
     let snapshot = table.snapshot_manager().snapshot(snapshot_id).await?;
     let Some(name) = snapshot.index_manifest else {
         return Ok(vec![]);

@@ -155,6 +155,8 @@ pub const ROWKIND_FIELD: &str = "rowkind.field";
 pub const NUM_LEVELS: &str = "num-levels";
 /// `num-sorted-run.compaction-trigger`, default 5.
 pub const NUM_SORTED_RUN_COMPACTION_TRIGGER: &str = "num-sorted-run.compaction-trigger";
+/// Key: `compaction.min.file-num`.
+pub const COMPACTION_MIN_FILE_NUM: &str = "compaction.min.file-num";
 /// `metadata.stats-mode`, default `truncate(16)`.
 pub const METADATA_STATS_MODE: &str = "metadata.stats-mode";
 /// `pk-btree.index.columns`: comma list, trimmed.
@@ -303,6 +305,9 @@ pub struct TableOptions {
     pub num_levels: Option<i32>,
     /// `num-sorted-run.compaction-trigger` (default 5).
     pub num_sorted_run_compaction_trigger: i32,
+    /// `compaction.min.file-num` (default 5): small files an append bucket needs before it
+    /// is compacted.
+    pub compaction_min_file_num: i32,
     /// `metadata.stats-mode` (default `truncate(16)`).
     pub metadata_stats_mode: StatsMode,
     /// `pk-btree.index.columns`, items trimmed (empty = none).
@@ -466,6 +471,7 @@ impl TableOptions {
             num_sorted_run_compaction_trigger: r
                 .i32(NUM_SORTED_RUN_COMPACTION_TRIGGER)?
                 .unwrap_or(5),
+            compaction_min_file_num: r.i32(COMPACTION_MIN_FILE_NUM)?.unwrap_or(5),
             metadata_stats_mode: r.get(METADATA_STATS_MODE, StatsMode::Truncate(16))?,
             pk_btree_index_columns: r.list(PK_BTREE_INDEX_COLUMNS, true).unwrap_or_default(),
             pk_bitmap_index_columns: r.list(PK_BITMAP_INDEX_COLUMNS, true).unwrap_or_default(),

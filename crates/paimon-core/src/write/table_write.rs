@@ -166,6 +166,16 @@ impl TableWrite {
         })
     }
 
+    /// The file settings of this table's data files (compaction writes through them).
+    pub(crate) fn file_spec(&self) -> Arc<FileSpec> {
+        self.spec.clone()
+    }
+
+    /// The primary-key file layout (`None` for append tables).
+    pub(crate) fn kv_layout(&self) -> Option<Arc<KvLayout>> {
+        self.kv.clone()
+    }
+
     /// The commit user to pass to [`TableCommit::commit_messages`](crate::commit::TableCommit::commit_messages).
     pub fn commit_user(&self) -> &str {
         &self.commit_user

@@ -11,6 +11,7 @@ mod commit_layout;
 mod commit_overwrite;
 mod commit_util;
 mod common;
+mod compact;
 mod dv64;
 mod expire;
 mod file_index;

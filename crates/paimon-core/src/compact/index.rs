@@ -1,0 +1,74 @@
+//! Index files of compacted primary-key buckets, changed in the same `COMPACT` snapshot
+//! (Java `MergeTreeCompactManager` with deletion vectors, and the automatic `pk-btree`
+//! payloads of issue 12 item 3):
+//!
+//! - deletion vectors: a full compaction replaces every file of the bucket, so the bucket's
+//!   deletion-vector index file is retired (the new top-level run has no deleted rows);
+//! - `pk-btree` payloads: every payload of the bucket for a configured column is retired and
+//!   the new top level is indexed again with the global-index builder
+//!   ([`crate::commit::PayloadBuilder`]: its files sorted by name, `_SOURCE_META` naming them).
+
+use crate::catalog::Table;
+use crate::commit::{previous_index, CommitMessage, PayloadBuilder};
+use crate::scan::DataSplit;
+use crate::spec::manifest::IndexManifestEntry;
+use crate::Result;
+
+/// `DELETION_VECTORS` index type.
+const DELETION_VECTORS: &str = "DELETION_VECTORS";
+
+/// The index state compaction starts from and the payload builders of the table.
+pub(super) struct IndexChanges<'t> {
+    previous: Vec<IndexManifestEntry>,
+    builders: Vec<PayloadBuilder<'t>>,
+}
+
+impl<'t> IndexChanges<'t> {
+    /// The index entries of snapshot `snapshot_id` and a builder per `pk-btree` column.
+    pub(super) async fn new(table: &'t Table, snapshot_id: Option<i64>) -> Result<Self> {
+        let previous = match snapshot_id {
+            Some(id) => previous_index(table, id).await?,
+            None => Vec::new(),
+        };
+        let builders = table
+            .options()
+            .pk_btree_index_columns
+            .iter()
+            .map(|c| PayloadBuilder::new(table, c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(IndexChanges { previous, builders })
+    }
+
+    /// Adds the index changes of the fully compacted bucket of `m` (new files at `level`).
+    pub(super) async fn apply(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        level: i32,
+    ) -> Result<()> {
+        let indexed = |e: &IndexManifestEntry| {
+            e.global_index.as_ref().is_some_and(|g| {
+                self.builders
+                    .iter()
+                    .any(|b| b.field().id == g.index_field_id)
+            })
+        };
+        for e in &self.previous {
+            if e.partition != m.partition || e.bucket != m.bucket {
+                continue;
+            }
+            if e.index_type == DELETION_VECTORS || indexed(e) {
+                m.deleted_index_files.push(e.clone());
+            }
+        }
+        if m.compact_after.is_empty() {
+            return Ok(());
+        }
+        let mut files = m.compact_after.clone();
+        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        for b in &self.builders {
+            m.new_index_files.push(b.build(split, level, &files).await?);
+        }
+        Ok(())
+    }
+}
