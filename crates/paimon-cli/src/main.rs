@@ -37,6 +37,9 @@ enum Command {
     Scan(commands::scan::Args),
     /// Read rows.
     Read(commands::read::Args),
+    /// Run SQL over a warehouse with DataFusion (`sql WAREHOUSE "SELECT * FROM db.t"`).
+    #[cfg(feature = "sql")]
+    Sql(commands::sql::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).
     #[command(subcommand)]
     Index(commands::index::Command),
@@ -84,6 +87,8 @@ fn main() -> ExitCode {
             Command::Snapshots(a) => commands::snapshots::run(a).await,
             Command::Scan(a) => commands::scan::run(a).await,
             Command::Read(a) => commands::read::run(a).await,
+            #[cfg(feature = "sql")]
+            Command::Sql(a) => commands::sql::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
             Command::Index(c) => commands::index::run(c).await,
             Command::Create(a) => commands::create::run(a).await,

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
+use futures::future::BoxFuture;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::common::{plan_err, DataFusionError, Result};
 use paimon_core::{ErrorKind, FileSystemCatalog, Identifier};
@@ -117,14 +118,18 @@ impl SchemaProvider for PaimonSchemaProvider {
             table: base.to_string(),
         };
         let full = format!("{}.{name}", self.database);
-        let table = match self.catalog.get_table(&id).await {
+        let table = match get_table(self.catalog.clone(), id).await {
             Ok(t) => t,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(to_df_error(e, &full)),
         };
         match kind {
-            None => Ok(Some(Arc::new(PaimonTableProvider::try_new(table, full)?))),
-            Some(kind) => system::system_table(&table, kind, &full).await.map(Some),
+            None => {
+                let provider: Arc<dyn TableProvider> =
+                    Arc::new(PaimonTableProvider::try_new(table, full)?);
+                Ok(Some(provider))
+            }
+            Some(kind) => system_table(table, kind.to_string(), full).await.map(Some),
         }
     }
 
@@ -132,4 +137,22 @@ impl SchemaProvider for PaimonSchemaProvider {
         let base = name.split_once('$').map_or(name, |(b, _)| b);
         self.table_names().iter().any(|t| t == base)
     }
+}
+
+/// The catalog's `get_table` as a boxed `Send` future (its Send-ness is proven here, with
+/// concrete lifetimes, rather than inside the `async_trait` method).
+fn get_table(
+    catalog: Arc<FileSystemCatalog>,
+    id: Identifier,
+) -> BoxFuture<'static, paimon_core::Result<paimon_core::Table>> {
+    Box::pin(async move { catalog.get_table(&id).await })
+}
+
+/// [`system::system_table`] as a boxed `Send` future (see [`get_table`]).
+fn system_table(
+    table: paimon_core::Table,
+    kind: String,
+    name: String,
+) -> BoxFuture<'static, Result<Arc<dyn TableProvider>>> {
+    Box::pin(async move { system::system_table(&table, &kind, &name).await })
 }

@@ -36,6 +36,9 @@ pub mod scan;
 pub mod system;
 pub mod table;
 
+/// The DataFusion this crate is built against.
+pub use datafusion;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -1,12 +1,13 @@
 //! System tables, named and shaped as Java Paimon's `org.apache.paimon.table.system.*Table`:
-//! `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$tags`.
+//! `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`, `t$tags`.
 //!
 //! Each is built in memory when the table is looked up (a [`MemTable`]). Times are
 //! `TIMESTAMP(3)` wall clock in UTC (Java renders them in the JVM's zone). `t$files` lists the
 //! files of the snapshot a scan of the table would read (the latest, or the one its own
 //! `scan.*` options select) and has Java's columns except the key and value statistics
 //! (`min_key`, `max_key`, `null_value_counts`, `min_value_stats`, `max_value_stats`) and
-//! `write_cols`.
+//! `write_cols`; `t$manifests` lists the latest snapshot's base and delta manifests without
+//! the partition statistics columns (`min_partition_stats`, `max_partition_stats`).
 
 use std::sync::Arc;
 
@@ -30,16 +31,17 @@ pub async fn system_table(table: &Table, kind: &str, name: &str) -> Result<Arc<d
         "options" => Ok(options(table)),
         "files" => files(table).await,
         "tags" => tags(table).await,
+        "manifests" => manifests(table).await,
         _ => {
             return plan_err!(
                 "unknown system table {name}: supported are $snapshots, $schemas, $options, \
-                 $files, $tags"
+                 $files, $manifests, $tags"
             )
         }
     }
     .map_err(|e| to_df_error(e, name))?;
     let batch = RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| DataFusionError::ArrowError(Box::new(e), None))?;
+        .map_err(DataFusionError::from)?;
     Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
 }
 
@@ -208,7 +210,7 @@ async fn tags(table: &Table) -> paimon_core::Result<Columns> {
 
 /// Java `FilesTable` (see the module doc for the columns left out).
 async fn files(table: &Table) -> paimon_core::Result<Columns> {
-    let plan = table.scan().build()?.plan().await?;
+    let (_, plan) = crate::scan::plan_scan(table.scan().build()?).await?;
     let schema = Arc::new(Schema::new(vec![
         field("partition", DataType::Utf8, true),
         field("bucket", DataType::Int32, false),
@@ -250,7 +252,7 @@ async fn files(table: &Table) -> paimon_core::Result<Columns> {
         strings(rows.iter().map(|r| Some(r.2.clone()))),
         strings(rows.iter().map(|r| Some(format(&r.3.file_name)))),
         longs(rows.iter().map(|r| Some(r.3.schema_id))),
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.3.level))),
+        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.3.level))) as ArrayRef,
         longs(rows.iter().map(|r| Some(r.3.row_count))),
         longs(rows.iter().map(|r| Some(r.3.file_size))),
         longs(rows.iter().map(|r| Some(r.3.min_sequence_number))),
@@ -259,6 +261,39 @@ async fn files(table: &Table) -> paimon_core::Result<Columns> {
         longs(rows.iter().map(|r| r.3.delete_row_count)),
         strings(rows.iter().map(|r| source(r.3.file_source))),
         longs(rows.iter().map(|r| r.3.first_row_id)),
+    ];
+    Ok((schema, columns))
+}
+
+/// Java `ManifestsTable`: the data manifests (base, then delta) of the latest snapshot.
+async fn manifests(table: &Table) -> paimon_core::Result<Columns> {
+    let sm = table.snapshot_manager();
+    let mut metas = Vec::new();
+    if let Some(snapshot) = sm.latest_snapshot().await? {
+        let dir = paimon_core::io::join(sm.table_root(), "manifest");
+        for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
+            let path = paimon_core::io::join(&dir, list);
+            let bytes = table.file_io().read(&path).await?;
+            metas.extend(paimon_core::spec::manifest::decode_manifest_list(&bytes, &path)?);
+        }
+    }
+    let schema = Arc::new(Schema::new(vec![
+        field("file_name", DataType::Utf8, false),
+        field("file_size", DataType::Int64, false),
+        field("num_added_files", DataType::Int64, false),
+        field("num_deleted_files", DataType::Int64, false),
+        field("schema_id", DataType::Int64, false),
+        field("min_row_id", DataType::Int64, true),
+        field("max_row_id", DataType::Int64, true),
+    ]));
+    let columns = vec![
+        strings(metas.iter().map(|m| Some(m.file_name.clone()))),
+        longs(metas.iter().map(|m| Some(m.file_size))),
+        longs(metas.iter().map(|m| Some(m.num_added_files))),
+        longs(metas.iter().map(|m| Some(m.num_deleted_files))),
+        longs(metas.iter().map(|m| Some(m.schema_id))),
+        longs(metas.iter().map(|m| m.min_row_id)),
+        longs(metas.iter().map(|m| m.max_row_id)),
     ];
     Ok((schema, columns))
 }

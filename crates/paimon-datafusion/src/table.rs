@@ -12,15 +12,14 @@ use arrow::datatypes::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::Result;
-use datafusion::datasource::TableType;
-use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use paimon_core::{Predicate, Table};
 
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
-use crate::scan::{PaimonScanExec, ScanDescription};
+use crate::scan::{plan_scan, PaimonScanExec, ScanDescription};
 
 /// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
 /// fields (Paimon field ids in the field metadata).
@@ -149,11 +148,11 @@ impl TableProvider for PaimonTableProvider {
         if let Some(l) = limit {
             builder = builder.with_limit(l);
         }
-        if let Some(n) = NonZeroUsize::new(config.execution.batch_size) {
+        if let Some(n) = NonZeroUsize::new(config.execution.batch_size.into()) {
             builder = builder.with_batch_size(n);
         }
         let scan = builder.build().map_err(err)?;
-        let plan = scan.plan().await.map_err(err)?;
+        let (scan, plan) = plan_scan(scan).await.map_err(err)?;
         let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
         let description = ScanDescription {
             table: self.name.clone(),

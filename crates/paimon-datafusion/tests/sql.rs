@@ -84,7 +84,7 @@ async fn core_in(
 }
 
 /// Every fixture table of every format: `SELECT *` equals the library's read.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn select_star_equals_read_on_every_fixture() {
     let mut compared = 0;
     for format in ["parquet", "orc", "avro"] {
@@ -107,7 +107,7 @@ async fn select_star_equals_read_on_every_fixture() {
 
 /// One query per pushed expression kind (and some that are not pushed), on an append table
 /// and a primary-key table with deletion vectors: SQL rows equal the library's rows.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filters_of_every_kind_equal_read() {
     // (SQL WHERE, the same filter for paimon-core)
     let cases = [
@@ -171,7 +171,7 @@ async fn explain(ctx: &SessionContext, q: &str) -> String {
 
 /// Partition-only filters are Exact (no `FilterExec`), data filters Inexact (kept above the
 /// scan and pushed), unsupported ones stay above and are not pushed.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushdown_exactness_in_plans() {
     let ctx = ctx().await;
     let plan = explain(&ctx, "SELECT * FROM paimon.append_09.append_09 WHERE f1 = 10").await;
@@ -191,7 +191,7 @@ async fn pushdown_exactness_in_plans() {
 
 /// `count(*)` is answered correctly for append tables (exact statistics) and primary-key
 /// tables with deletion vectors (row counts before merging are not exact).
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counts_equal_read() {
     let ctx = ctx().await;
     for table in [
@@ -210,7 +210,7 @@ async fn counts_equal_read() {
 }
 
 /// LIMIT (pushed under an Exact filter) and an empty projection.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limit_and_empty_projection() {
     let ctx = ctx().await;
     let got = sql(&ctx, "SELECT * FROM paimon.append_09.append_09 LIMIT 3")
@@ -242,7 +242,7 @@ async fn limit_and_empty_projection() {
 }
 
 /// Time travel with `SET paimon.scan_snapshot_id`, at every snapshot of a DV table.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_travel_by_session_option() {
     let ctx = ctx().await;
     let table = "pk_table_scan_and_read_dv";
@@ -264,7 +264,7 @@ async fn time_travel_by_session_option() {
 }
 
 /// Schema evolution: the latest schema's columns over old files (by field id).
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn schema_evolution_table() {
     let ctx = ctx().await;
     let t = "append_table_with_alter_table";
@@ -276,7 +276,7 @@ async fn schema_evolution_table() {
 }
 
 /// Target partitions bound the scan's partitions.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn target_partitions_honoured() {
     for n in [1, 2] {
         let config = paimon_datafusion::session_config().with_target_partitions(n);
@@ -293,7 +293,7 @@ async fn target_partitions_honoured() {
 }
 
 /// System tables against the fixture's snapshot, schema and manifest files.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn system_tables() {
     let ctx = ctx().await;
     let t = "pk_table_scan_and_read_dv";
@@ -345,10 +345,24 @@ async fn system_tables() {
     .await
     .unwrap();
     assert_eq!(got, ["parquet"]);
+
+    // manifests: the files named by the latest snapshot's base and delta lists
+    let got = sql(
+        &ctx,
+        "SELECT file_name FROM paimon.append_09.\"append_09$manifests\"",
+    )
+    .await
+    .unwrap();
+    assert!(!got.is_empty());
+    let dir = format!("{}/append_09.db/append_09/manifest", warehouse("parquet"));
+    for name in &got {
+        assert!(name.starts_with("manifest-"), "{name}");
+        assert!(std::path::Path::new(&dir).join(name).is_file(), "{name}");
+    }
 }
 
 /// Bad input: DataFusion errors naming the table, never a panic.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_errors_name_the_table() {
     let ctx = ctx().await;
     let e = sql(&ctx, "SELECT * FROM paimon.append_09.nope")

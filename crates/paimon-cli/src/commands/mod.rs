@@ -12,4 +12,6 @@ pub mod read;
 pub mod scan;
 pub mod schema;
 pub mod snapshots;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod tables;
