@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
-use futures::future::BoxFuture;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::common::{plan_err, DataFusionError, Result};
+use futures::future::BoxFuture;
 use paimon_core::{ErrorKind, FileSystemCatalog, Identifier};
 
 use crate::error::to_df_error;

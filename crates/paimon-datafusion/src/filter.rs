@@ -18,7 +18,9 @@
 use std::collections::BTreeSet;
 
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{Between, BinaryExpr, Expr, Like, Operator, TableProviderFilterPushDown};
+use datafusion::logical_expr::{
+    Between, BinaryExpr, Expr, Like, Operator, TableProviderFilterPushDown,
+};
 use paimon_core::expr::predicate::{CompareOp, Literal};
 use paimon_core::spec::datum::{Datum, Decimal, Timestamp};
 use paimon_core::spec::schema::TableSchema;
@@ -97,11 +99,7 @@ fn translate(expr: &Expr) -> Option<Translated> {
         Expr::IsNotNull(e) => Some(Translated::full(Predicate::is_not_null(column(e)?))),
         Expr::InList(l) => {
             let c = column(&l.expr)?;
-            let values = l
-                .list
-                .iter()
-                .map(literal_of)
-                .collect::<Option<Vec<_>>>()?;
+            let values = l.list.iter().map(literal_of).collect::<Option<Vec<_>>>()?;
             Some(Translated::full(if l.negated {
                 Predicate::not_in(c, values)
             } else {

@@ -69,7 +69,12 @@ impl PaimonScanExec {
         drop_columns: bool,
         exact_rows: bool,
     ) -> Self {
-        let statistics = Arc::new(statistics_of(&splits, &schema, exact_rows, description.limit));
+        let statistics = Arc::new(statistics_of(
+            &splits,
+            &schema,
+            exact_rows,
+            description.limit,
+        ));
         let groups = group_splits(splits, target_partitions);
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
@@ -266,6 +271,8 @@ pub async fn plan_scan(scan: TableScan) -> paimon_core::Result<(TableScan, Plan)
     .await;
     match joined {
         Ok(r) => r,
-        Err(e) => Err(paimon_core::Error::internal(format!("planning task failed: {e}"))),
+        Err(e) => Err(paimon_core::Error::internal(format!(
+            "planning task failed: {e}"
+        ))),
     }
 }

@@ -40,8 +40,7 @@ pub async fn system_table(table: &Table, kind: &str, name: &str) -> Result<Arc<d
         }
     }
     .map_err(|e| to_df_error(e, name))?;
-    let batch = RecordBatch::try_new(schema.clone(), columns)
-        .map_err(DataFusionError::from)?;
+    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(DataFusionError::from)?;
     Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
 }
 
@@ -274,7 +273,9 @@ async fn manifests(table: &Table) -> paimon_core::Result<Columns> {
         for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
             let path = paimon_core::io::join(&dir, list);
             let bytes = table.file_io().read(&path).await?;
-            metas.extend(paimon_core::spec::manifest::decode_manifest_list(&bytes, &path)?);
+            metas.extend(paimon_core::spec::manifest::decode_manifest_list(
+                &bytes, &path,
+            )?);
         }
     }
     let schema = Arc::new(Schema::new(vec![

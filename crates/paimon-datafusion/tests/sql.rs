@@ -133,7 +133,10 @@ async fn filters_of_every_kind_equal_read() {
         ("upper(f0) = 'ALICE'", "f0 = 'Alice'"),
         ("CAST(f2 AS DOUBLE) > 0.5", "f2 > 0"),
         ("f0 LIKE '%e'", "f0 IN ('Alice', 'Mike', 'Tracy', 'Lucy')"),
-        ("f1 = 10 AND upper(f0) = 'ALICE'", "f1 = 10 AND f0 = 'Alice'"),
+        (
+            "f1 = 10 AND upper(f0) = 'ALICE'",
+            "f1 = 10 AND f0 = 'Alice'",
+        ),
     ];
     let ctx = ctx().await;
     for table in ["append_09", "pk_table_scan_and_read_dv"] {
@@ -174,12 +177,20 @@ async fn explain(ctx: &SessionContext, q: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushdown_exactness_in_plans() {
     let ctx = ctx().await;
-    let plan = explain(&ctx, "SELECT * FROM paimon.append_09.append_09 WHERE f1 = 10").await;
+    let plan = explain(
+        &ctx,
+        "SELECT * FROM paimon.append_09.append_09 WHERE f1 = 10",
+    )
+    .await;
     assert!(!plan.contains("FilterExec"), "{plan}");
     assert!(plan.contains("PaimonScanExec"), "{plan}");
     assert!(plan.contains("predicate="), "{plan}");
 
-    let plan = explain(&ctx, "SELECT * FROM paimon.append_09.append_09 WHERE f2 > 0").await;
+    let plan = explain(
+        &ctx,
+        "SELECT * FROM paimon.append_09.append_09 WHERE f2 > 0",
+    )
+    .await;
     assert!(plan.contains("FilterExec"), "{plan}");
     assert!(plan.contains("predicate="), "{plan}");
 
@@ -268,10 +279,16 @@ async fn time_travel_by_session_option() {
 async fn schema_evolution_table() {
     let ctx = ctx().await;
     let t = "append_table_with_alter_table";
-    let got = sql(&ctx, &format!("SELECT * FROM paimon.{t}.{t} WHERE d IS NULL"))
-        .await
-        .unwrap();
-    assert_eq!(got, core("parquet", t, Some("d IS NULL"), None).await.unwrap());
+    let got = sql(
+        &ctx,
+        &format!("SELECT * FROM paimon.{t}.{t} WHERE d IS NULL"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        got,
+        core("parquet", t, Some("d IS NULL"), None).await.unwrap()
+    );
     assert_eq!(got.len(), 5);
 }
 
@@ -376,7 +393,9 @@ async fn bad_input_errors_name_the_table() {
         .to_string();
     assert!(e.contains("append_09$nope"), "{e}");
 
-    sql(&ctx, "SET paimon.scan_snapshot_id = 999").await.unwrap();
+    sql(&ctx, "SET paimon.scan_snapshot_id = 999")
+        .await
+        .unwrap();
     let e = sql(&ctx, "SELECT * FROM paimon.append_09.append_09")
         .await
         .unwrap_err()
@@ -391,6 +410,10 @@ async fn bad_input_errors_name_the_table() {
     assert!(e.contains("no_such_option"), "{e}");
 
     // a literal of a type the column cannot take: not pushed, DataFusion decides
-    let r = sql(&ctx, "SELECT * FROM paimon.append_09.append_09 WHERE f2 = 1.5").await;
+    let r = sql(
+        &ctx,
+        "SELECT * FROM paimon.append_09.append_09 WHERE f2 = 1.5",
+    )
+    .await;
     assert_eq!(r.unwrap(), Vec::<String>::new());
 }
