@@ -305,7 +305,7 @@ async fn target_partitions_honoured() {
             .and_then(|s| s.split(',').next())
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("{plan}"));
-        assert!(parts >= 1 && parts <= n, "{plan}");
+        assert!((1..=n).contains(&parts), "{plan}");
     }
 }
 
