@@ -417,3 +417,47 @@ async fn bad_input_errors_name_the_table() {
     .await;
     assert_eq!(r.unwrap(), Vec::<String>::new());
 }
+
+/// The classifier per expression kind: partition-only conjuncts Exact, other translatable ones
+/// Inexact (NOT, data columns, an AND with a data side), the rest Unsupported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classify_each_kind() {
+    use datafusion::common::ScalarValue;
+    use datafusion::logical_expr::TableProviderFilterPushDown as P;
+    use datafusion::prelude::{col, lit};
+    use paimon_datafusion::filter::classify;
+
+    let catalog = FileSystemCatalog::new(&warehouse("parquet"), Default::default()).unwrap();
+    let id = Identifier::parse("append_09.append_09").unwrap();
+    let t = catalog.get_table(&id).await.unwrap();
+    let cases = [
+        (col("f1").eq(lit(10i32)), P::Exact),
+        (lit(10i32).lt(col("f1")), P::Exact),
+        (
+            col("f1").in_list(vec![lit(10i32), lit(20i32)], false),
+            P::Exact,
+        ),
+        (col("f1").is_null(), P::Exact),
+        (col("f2").gt(lit(0i32)), P::Inexact),
+        (col("f3").is_not_null(), P::Inexact),
+        (col("f0").like(lit("A%")), P::Inexact),
+        (
+            col("f1").eq(lit(10i32)).and(col("f2").gt(lit(0i32))),
+            P::Inexact,
+        ),
+        (!col("f1").eq(lit(10i32)), P::Inexact),
+        (
+            col("f1")
+                .eq(lit(10i32))
+                .and((col("f2") + lit(1i32)).gt(lit(1i32))),
+            P::Inexact,
+        ),
+        ((col("f2") + lit(1i32)).gt(lit(1i32)), P::Unsupported),
+        (col("f0").like(lit("%A")), P::Unsupported),
+        (col("f0").eq(lit(ScalarValue::Utf8(None))), P::Unsupported),
+        (col("nope").eq(lit(1i32)), P::Unsupported),
+    ];
+    for (e, want) in cases {
+        assert_eq!(classify(&e, t.schema()).pushdown, want, "{e}");
+    }
+}
