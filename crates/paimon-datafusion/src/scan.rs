@@ -41,6 +41,18 @@ pub struct ScanDescription {
     pub limit: Option<usize>,
 }
 
+/// The output of a scan node.
+#[derive(Debug, Clone)]
+pub struct ScanOutput {
+    /// The output schema.
+    pub schema: SchemaRef,
+    /// The read's columns are dropped: batches carry only a row count (DataFusion asked for
+    /// no column).
+    pub drop_columns: bool,
+    /// The splits' row counts are exactly the rows the node emits.
+    pub exact_rows: bool,
+}
+
 /// Reads groups of Paimon splits, one group per output partition.
 #[derive(Debug)]
 pub struct PaimonScanExec {
@@ -55,20 +67,20 @@ pub struct PaimonScanExec {
 }
 
 impl PaimonScanExec {
-    /// A scan node reading `splits` with `read`, in at most `target_partitions` groups.
-    ///
-    /// `schema` is the output schema; when `drop_columns` is set, the read's columns are
-    /// dropped and batches carry only a row count. `exact_rows` states that the splits' row
-    /// counts are exactly the rows this node emits.
+    /// A scan node reading `splits` with `read`, in at most `target_partitions` groups, with
+    /// the output described by `output`.
     pub fn new(
         description: ScanDescription,
         read: TableRead,
         splits: Vec<Split>,
         target_partitions: usize,
-        schema: SchemaRef,
-        drop_columns: bool,
-        exact_rows: bool,
+        output: ScanOutput,
     ) -> Self {
+        let ScanOutput {
+            schema,
+            drop_columns,
+            exact_rows,
+        } = output;
         let statistics = Arc::new(statistics_of(
             &splits,
             &schema,

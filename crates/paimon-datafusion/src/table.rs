@@ -19,7 +19,7 @@ use paimon_core::{Predicate, Table};
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
-use crate::scan::{plan_scan, PaimonScanExec, ScanDescription};
+use crate::scan::{plan_scan, PaimonScanExec, ScanDescription, ScanOutput};
 
 /// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
 /// fields (Paimon field ids in the field metadata).
@@ -170,9 +170,11 @@ impl TableProvider for PaimonTableProvider {
             scan.reader(),
             plan.splits,
             config.execution.target_partitions,
-            req.schema,
-            req.drop_columns,
-            exact_rows,
+            ScanOutput {
+                schema: req.schema,
+                drop_columns: req.drop_columns,
+                exact_rows,
+            },
         )))
     }
 }
