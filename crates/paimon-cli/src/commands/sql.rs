@@ -30,7 +30,8 @@ pub struct Args {
 }
 
 fn df_err(e: DataFusionError) -> Error {
-    match e {
+    // DataFusion wraps errors (diagnostics, context): classify by the innermost one.
+    match e.find_root() {
         DataFusionError::Plan(_) | DataFusionError::SQL(..) | DataFusionError::SchemaError(..) => {
             Error::invalid_argument(e.to_string())
         }
