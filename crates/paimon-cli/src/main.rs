@@ -45,6 +45,9 @@ enum Command {
     Write(commands::write::Args),
     /// Compact a table's buckets (`--full` rewrites every selected bucket) and commit.
     Compact(commands::compact::Args),
+    /// Run SQL over a warehouse with DataFusion (`sql WAREHOUSE "SELECT * FROM db.t"`).
+    #[cfg(feature = "sql")]
+    Sql(commands::sql::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).
     #[command(subcommand)]
     Index(commands::index::Command),
@@ -96,6 +99,8 @@ fn main() -> ExitCode {
             Command::RemoveOrphanFiles(a) => commands::remove_orphan_files::run(a).await,
             Command::Scan(a) => commands::scan::run(a).await,
             Command::Read(a) => commands::read::run(a).await,
+            #[cfg(feature = "sql")]
+            Command::Sql(a) => commands::sql::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
             Command::BenchWrite(a) => commands::bench_write::run(a).await,
             Command::Index(c) => commands::index::run(c).await,

@@ -542,3 +542,52 @@ fn expire_and_remove_orphan_files() {
     let bad = paimon(&["expire", t, "--older-than", "1 fortnight"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `paimon sql`: rows equal `paimon read` (jsonl), EXPLAIN prints the scan, bad SQL exits 2.
+#[cfg(feature = "sql")]
+#[test]
+fn sql_equals_read_and_explains() {
+    let t = java_table("parquet/append_09");
+    let warehouse = std::path::Path::new(&t)
+        .parent()
+        .and_then(|p| p.parent())
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let mut via_read = jsonl(&stdout(&paimon(&[
+        "read", &t, "--where", "f1 = 10", "--format", "jsonl",
+    ])));
+    let mut via_sql = jsonl(&stdout(&paimon(&[
+        "sql",
+        &warehouse,
+        "SELECT * FROM append_09.append_09 WHERE f1 = 10",
+        "--format",
+        "jsonl",
+    ])));
+    let key = |v: &serde_json::Value| v.to_string();
+    via_read.sort_by_key(key);
+    via_sql.sort_by_key(key);
+    assert!(!via_sql.is_empty());
+    assert_eq!(via_sql, via_read);
+
+    let out = stdout(&paimon(&[
+        "sql",
+        &warehouse,
+        "EXPLAIN SELECT f0 FROM paimon.append_09.append_09 WHERE f2 > 0",
+    ]));
+    assert!(out.contains("PaimonScanExec"), "{out}");
+
+    let out = stdout(&paimon(&[
+        "sql",
+        &warehouse,
+        "SET paimon.scan_snapshot_id = 1; SELECT count(*) AS n FROM append_09.append_09",
+        "--format",
+        "csv",
+    ]));
+    assert!(out.starts_with("n\n"), "{out}");
+
+    let o = paimon(&["sql", &warehouse, "SELECT * FROM append_09.nope"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
+}

@@ -16,5 +16,7 @@ pub mod remove_orphan_files;
 pub mod scan;
 pub mod schema;
 pub mod snapshots;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod tables;
 pub mod write;

@@ -1,0 +1,290 @@
+//! [`PaimonScanExec`]: the leaf that reads planned splits, one DataFusion partition per group.
+//!
+//! Splits are planned in [`TableProvider::scan`](datafusion::catalog::TableProvider::scan)
+//! (planning time: the partition count and the statistics are needed before execution) and held
+//! here as serialisable [`Split`]s, bin-packed by bytes into at most `target_partitions`
+//! groups. `execute(i)` reads group `i` with paimon-core's [`TableRead`]. No output ordering and
+//! no hash partitioning are claimed: Paimon buckets are not DataFusion hash partitions.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use datafusion::common::stats::Precision;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{internal_err, DataFusionError, Result, Statistics};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, StatisticsArgs,
+};
+use futures::{StreamExt, TryStreamExt};
+use paimon_core::{Plan, Split, TableRead, TableScan};
+
+use crate::error::to_df_error;
+
+/// What a scan node shows in `EXPLAIN`.
+#[derive(Debug, Clone, Default)]
+pub struct ScanDescription {
+    /// `db.table`.
+    pub table: String,
+    /// The snapshot read (`None`: the table has no snapshot).
+    pub snapshot_id: Option<i64>,
+    /// Output column names.
+    pub projection: Vec<String>,
+    /// The predicate pushed into the scan, as text.
+    pub predicate: Option<String>,
+    /// The limit pushed into the scan.
+    pub limit: Option<usize>,
+}
+
+/// The output of a scan node.
+#[derive(Debug, Clone)]
+pub struct ScanOutput {
+    /// The output schema.
+    pub schema: SchemaRef,
+    /// The read's columns are dropped: batches carry only a row count (DataFusion asked for
+    /// no column).
+    pub drop_columns: bool,
+    /// The splits' row counts are exactly the rows the node emits.
+    pub exact_rows: bool,
+}
+
+/// Reads groups of Paimon splits, one group per output partition.
+#[derive(Debug)]
+pub struct PaimonScanExec {
+    description: ScanDescription,
+    read: TableRead,
+    groups: Vec<Vec<Split>>,
+    schema: SchemaRef,
+    /// The read produces one column that is dropped (DataFusion asked for none).
+    drop_columns: bool,
+    statistics: Arc<Statistics>,
+    properties: Arc<PlanProperties>,
+}
+
+impl PaimonScanExec {
+    /// A scan node reading `splits` with `read`, in at most `target_partitions` groups, with
+    /// the output described by `output`.
+    pub fn new(
+        description: ScanDescription,
+        read: TableRead,
+        splits: Vec<Split>,
+        target_partitions: usize,
+        output: ScanOutput,
+    ) -> Self {
+        let ScanOutput {
+            schema,
+            drop_columns,
+            exact_rows,
+        } = output;
+        let statistics = Arc::new(statistics_of(
+            &splits,
+            &schema,
+            exact_rows,
+            description.limit,
+        ));
+        let groups = group_splits(splits, target_partitions);
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(groups.len()),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        PaimonScanExec {
+            description,
+            read,
+            groups,
+            schema,
+            drop_columns,
+            statistics,
+            properties,
+        }
+    }
+
+    /// The split groups, one per output partition.
+    pub fn groups(&self) -> &[Vec<Split>] {
+        &self.groups
+    }
+
+    /// What the node shows in `EXPLAIN`.
+    pub fn description(&self) -> &ScanDescription {
+        &self.description
+    }
+}
+
+fn split_bytes(s: &Split) -> i64 {
+    s.as_data().files.iter().map(|f| f.file_size).sum()
+}
+
+/// Bin-packs splits by bytes into `min(splits, target_partitions)` groups (at least one).
+pub fn group_splits(mut splits: Vec<Split>, target_partitions: usize) -> Vec<Vec<Split>> {
+    let n = splits.len().min(target_partitions).max(1);
+    splits.sort_by_key(|s| std::cmp::Reverse(split_bytes(s)));
+    let mut groups: Vec<(i64, Vec<Split>)> = (0..n).map(|_| (0, Vec::new())).collect();
+    for s in splits {
+        let bytes = split_bytes(&s);
+        if let Some(g) = groups.iter_mut().min_by_key(|(b, _)| *b) {
+            g.0 += bytes;
+            g.1.push(s);
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+fn statistics_of(
+    splits: &[Split],
+    schema: &SchemaRef,
+    exact_rows: bool,
+    limit: Option<usize>,
+) -> Statistics {
+    let rows: i64 = splits.iter().map(|s| s.as_data().row_count()).sum();
+    let bytes: i64 = splits.iter().map(split_bytes).sum();
+    let rows = usize::try_from(rows).unwrap_or(0);
+    let mut stats = Statistics::new_unknown(schema);
+    stats.num_rows = match limit {
+        Some(l) => Precision::Inexact(rows.min(l)),
+        None if exact_rows => Precision::Exact(rows),
+        None => Precision::Inexact(rows),
+    };
+    stats.total_byte_size = Precision::Inexact(usize::try_from(bytes).unwrap_or(0));
+    stats
+}
+
+impl DisplayAs for PaimonScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        let d = &self.description;
+        let splits: usize = self.groups.iter().map(Vec::len).sum();
+        let files: usize = self
+            .groups
+            .iter()
+            .flatten()
+            .map(|s| s.as_data().files.len())
+            .sum();
+        write!(f, "PaimonScanExec: table={}", d.table)?;
+        match d.snapshot_id {
+            Some(id) => write!(f, ", snapshot={id}")?,
+            None => write!(f, ", snapshot=none")?,
+        }
+        write!(
+            f,
+            ", partitions={}, splits={splits}, files={files}, projection=[{}]",
+            self.groups.len(),
+            d.projection.join(", ")
+        )?;
+        if let Some(p) = &d.predicate {
+            write!(f, ", predicate={p}")?;
+        }
+        if let Some(l) = d.limit {
+            write!(f, ", limit={l}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for PaimonScanExec {
+    fn name(&self) -> &str {
+        "PaimonScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if children.is_empty() {
+            Ok(self)
+        } else {
+            internal_err!("PaimonScanExec has no children")
+        }
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let Some(group) = self.groups.get(partition) else {
+            return internal_err!(
+                "PaimonScanExec of {} has no partition {partition}",
+                self.description.table
+            );
+        };
+        let read = self.read.clone();
+        let splits = group.clone();
+        let table = self.description.table.clone();
+        let schema = self.schema.clone();
+        let drop_columns = self.drop_columns;
+        let stream = futures::stream::once(async move {
+            let inner = read.read(splits).map_err(|e| to_df_error(e, &table))?;
+            Ok::<_, DataFusionError>(inner.map_err(move |e| to_df_error(e, &table)))
+        })
+        .try_flatten()
+        .map(move |batch| batch.and_then(|b| conform(b, &schema, drop_columns)));
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            stream,
+        )))
+    }
+
+    fn statistics_from_inputs(
+        &self,
+        _input_stats: &[Arc<Statistics>],
+        args: &StatisticsArgs,
+    ) -> Result<Arc<Statistics>> {
+        match args.partition() {
+            None => Ok(self.statistics.clone()),
+            Some(_) => Ok(Arc::new(Statistics::new_unknown(&self.schema))),
+        }
+    }
+}
+
+/// Gives a batch of the read exactly the node's schema.
+fn conform(batch: RecordBatch, schema: &SchemaRef, drop_columns: bool) -> Result<RecordBatch> {
+    let columns = if drop_columns {
+        Vec::new()
+    } else {
+        batch.columns().to_vec()
+    };
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(schema.clone(), columns, &options)
+        .map_err(DataFusionError::from)
+}
+
+/// Plans `scan` on a blocking thread of the current runtime.
+///
+/// The future of [`TableScan::plan`] cannot be proven `Send` for every lifetime (a
+/// higher-ranked closure in paimon-core's global-index step), which DataFusion's `async_trait`
+/// methods require; driving it with `block_on` on a blocking thread needs only the `TableScan`
+/// to be `Send`.
+pub async fn plan_scan(scan: TableScan) -> paimon_core::Result<(TableScan, Plan)> {
+    let handle = tokio::runtime::Handle::current();
+    let joined = tokio::task::spawn_blocking(move || {
+        let plan = handle.block_on(scan.plan());
+        plan.map(|p| (scan, p))
+    })
+    .await;
+    match joined {
+        Ok(r) => r,
+        Err(e) => Err(paimon_core::Error::internal(format!(
+            "planning task failed: {e}"
+        ))),
+    }
+}

@@ -1,0 +1,192 @@
+//! [`PaimonTableProvider`]: one Paimon table as a DataFusion [`TableProvider`].
+//!
+//! `scan` classifies the filters with [`classify`] (the same answer
+//! `supports_filters_pushdown` gave), builds a paimon-core scan (projection, predicate, limit,
+//! the session's batch size and `paimon.*` time-travel options), plans it and returns a
+//! [`PaimonScanExec`] over the planned splits.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use arrow::datatypes::{Schema, SchemaRef};
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::Result;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
+use datafusion::physical_plan::ExecutionPlan;
+use paimon_core::{Predicate, Table};
+
+use crate::error::to_df_error;
+use crate::filter::classify;
+use crate::options::PaimonOptions;
+use crate::scan::{plan_scan, PaimonScanExec, ScanDescription, ScanOutput};
+
+/// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
+/// fields (Paimon field ids in the field metadata).
+#[derive(Debug, Clone)]
+pub struct PaimonTableProvider {
+    table: Table,
+    name: String,
+    schema: SchemaRef,
+}
+
+impl PaimonTableProvider {
+    /// A provider over `table`, named `name` (`db.table`) in errors and plans.
+    pub fn try_new(table: Table, name: impl Into<String>) -> Result<Self> {
+        let name = name.into();
+        let schema = paimon_core::arrow::arrow_schema(&table.schema().fields)
+            .map_err(|e| to_df_error(e, &name))?;
+        Ok(PaimonTableProvider {
+            table,
+            name,
+            schema,
+        })
+    }
+
+    /// The table read.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The name shown in plans and errors.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The settings of one scan, derived from DataFusion's arguments.
+struct ScanRequest {
+    columns: Vec<String>,
+    drop_columns: bool,
+    schema: SchemaRef,
+    predicate: Option<Predicate>,
+    all_exact: bool,
+}
+
+impl PaimonTableProvider {
+    fn request(&self, projection: Option<&Vec<usize>>, filters: &[Expr]) -> Result<ScanRequest> {
+        let schema = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        let mut columns: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let drop_columns = columns.is_empty();
+        if drop_columns {
+            // DataFusion wants only row counts: read the first column and drop it.
+            if let Some(f) = self.table.schema().fields.first() {
+                columns.push(f.name.clone());
+            }
+        }
+        let mut all_exact = true;
+        let mut predicates = Vec::new();
+        for f in filters {
+            let c = classify(f, self.table.schema());
+            all_exact &= c.pushdown == TableProviderFilterPushDown::Exact;
+            predicates.extend(c.predicate);
+        }
+        let predicate = predicates.into_iter().reduce(Predicate::and);
+        Ok(ScanRequest {
+            columns,
+            drop_columns,
+            schema: if drop_columns {
+                Arc::new(Schema::empty())
+            } else {
+                schema
+            },
+            predicate,
+            all_exact,
+        })
+    }
+}
+
+#[async_trait]
+impl TableProvider for PaimonTableProvider {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| classify(f, self.table.schema()).pushdown)
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let req = self.request(projection, filters)?;
+        let err = |e| to_df_error(e, &self.name);
+        let config = state.config_options();
+        let options = config
+            .extensions
+            .get::<PaimonOptions>()
+            .map(|o| o.table_options().clone())
+            .unwrap_or_default();
+        let mut builder = self
+            .table
+            .scan()
+            .with_options(options)
+            .select(req.columns.iter().cloned())
+            .map_err(err)?;
+        if let Some(p) = &req.predicate {
+            builder = builder.with_predicate(p.clone());
+        }
+        // DataFusion pushes a limit only when every filter was answered Exact.
+        let limit = limit.filter(|_| req.all_exact);
+        if let Some(l) = limit {
+            builder = builder.with_limit(l);
+        }
+        if let Some(n) = NonZeroUsize::new(config.execution.batch_size.into()) {
+            builder = builder.with_batch_size(n);
+        }
+        let scan = builder.build().map_err(err)?;
+        let (scan, plan) = plan_scan(scan).await.map_err(err)?;
+        let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
+        let description = ScanDescription {
+            table: self.name.clone(),
+            snapshot_id: plan.snapshot_id,
+            projection: if req.drop_columns {
+                Vec::new()
+            } else {
+                req.columns.clone()
+            },
+            predicate: req.predicate.as_ref().map(ToString::to_string),
+            limit,
+        };
+        Ok(Arc::new(PaimonScanExec::new(
+            description,
+            scan.reader(),
+            plan.splits,
+            config.execution.target_partitions,
+            ScanOutput {
+                schema: req.schema,
+                drop_columns: req.drop_columns,
+                exact_rows,
+            },
+        )))
+    }
+}
+
+impl PaimonTableProvider {
+    /// Whether the splits' row counts are exactly the rows read: an append table, no deletion
+    /// vectors and no row ranges. Primary-key row counts are before merging, never exact.
+    fn rows_exact(&self, splits: &[paimon_core::Split]) -> bool {
+        !self.table.schema().has_primary_key()
+            && splits.iter().all(|s| {
+                let d = s.as_data();
+                d.deletion_files.iter().all(Option::is_none) && d.row_ranges.is_none()
+            })
+    }
+}
