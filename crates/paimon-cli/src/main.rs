@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use paimon_core::ErrorKind;
 
-/// Inspect, plan, read, create and alter Apache Paimon tables.
+/// Inspect, plan, read, write, compact, maintain and query (SQL) Apache Paimon tables.
 ///
 /// TABLE is a table directory (or URL), or a warehouse followed by `db.table`.
 ///
@@ -41,7 +41,7 @@ enum Command {
     Scan(commands::scan::Args),
     /// Read rows.
     Read(commands::read::Args),
-    /// Append the rows of a Parquet, CSV or JSON-lines file and commit them.
+    /// Append (or `--overwrite`) the rows of a Parquet, CSV or JSON-lines file and commit them.
     Write(commands::write::Args),
     /// Compact a table's buckets (`--full` rewrites every selected bucket) and commit.
     Compact(commands::compact::Args),
