@@ -13,10 +13,9 @@ use paimon_core::spec::manifest::{decode_manifest_list, FileKind, IndexManifestE
 use paimon_core::spec::snapshot::Snapshot;
 use paimon_core::Table;
 
-use crate::commit_util::{
-    all_rows, copies, fixture_copy, manifest_files, splits, FailRule, FailingStore,
-};
+use crate::commit_util::{all_rows, copies, fixture_copy, manifest_files, splits};
 use crate::common::copy_dir;
+use crate::fault_store::{FailRule, FailingStore};
 
 async fn open_failing(path: &Path, store: &Arc<FailingStore>) -> Table {
     let opts = HashMap::from([("manifest.merge-min-count".to_string(), "2".to_string())]);

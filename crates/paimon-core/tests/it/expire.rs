@@ -5,28 +5,18 @@
 //! (`scripts/check-reencoded.py target/expired`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use futures::StreamExt;
-use object_store::local::LocalFileSystem;
-use object_store::path::Path as StorePath;
-use object_store::{
-    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
-    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult,
-};
 use paimon_core::commit::{CommitChanges, TableCommit};
 use paimon_core::spec::manifest::{
     decode_index_manifest, decode_manifest, decode_manifest_list, FileKind, ManifestEntry,
 };
 use paimon_core::spec::snapshot::CommitKind;
-use paimon_core::{FileIO, SnapshotSelector, Table};
+use paimon_core::{SnapshotSelector, Table};
 
 use crate::common::{copy_dir, java_table, java_table_copy, json_rows, render};
+use crate::fault_store::FailingStore;
 
 const PK_DV: &str = "parquet/pk_09";
 /// A deletion-vector table pypaimon 2.1.0 reads (it cannot read `pk_09`'s 0.9 manifests).
@@ -338,94 +328,6 @@ async fn tagged_snapshot_files_are_kept() {
     assert_eq!(rows_at(&table, tag).await.unwrap(), before);
 }
 
-/// Local disk whose `fail_at`-th delete (counting from 1) fails.
-#[derive(Debug)]
-struct FailingStore {
-    inner: Arc<LocalFileSystem>,
-    deletes: Arc<AtomicUsize>,
-    fail_at: usize,
-}
-
-impl fmt::Display for FailingStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "FailingStore(delete #{})", self.fail_at)
-    }
-}
-
-#[async_trait::async_trait]
-impl ObjectStore for FailingStore {
-    async fn put_opts(
-        &self,
-        location: &StorePath,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &StorePath,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &StorePath,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        self.inner.get_opts(location, options).await
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<StorePath>>,
-    ) -> BoxStream<'static, object_store::Result<StorePath>> {
-        let (inner, deletes, fail_at) = (self.inner.clone(), self.deletes.clone(), self.fail_at);
-        locations
-            .then(move |loc| {
-                let (inner, deletes) = (inner.clone(), deletes.clone());
-                async move {
-                    let loc = loc?;
-                    if deletes.fetch_add(1, Ordering::SeqCst) + 1 == fail_at {
-                        return Err(object_store::Error::Generic {
-                            store: "failing",
-                            source: "injected delete failure".into(),
-                        });
-                    }
-                    inner.delete(&loc).await?;
-                    Ok(loc)
-                }
-            })
-            .boxed()
-    }
-
-    fn list(
-        &self,
-        prefix: Option<&StorePath>,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list(prefix)
-    }
-
-    async fn list_with_delimiter(
-        &self,
-        prefix: Option<&StorePath>,
-    ) -> object_store::Result<ListResult> {
-        self.inner.list_with_delimiter(prefix).await
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &StorePath,
-        to: &StorePath,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-}
-
 #[tokio::test]
 async fn crash_at_any_delete_leaves_the_table_readable_and_a_rerun_finishes() {
     let (_tmp, pristine) = java_table_copy(PK_DV);
@@ -437,12 +339,9 @@ async fn crash_at_any_delete_leaves_the_table_readable_and_a_rerun_finishes() {
         let root = tmp.path().join("pk_09");
         copy_dir(&pristine, &root);
         let location = root.to_str().unwrap();
-        let store = FailingStore {
-            inner: Arc::new(LocalFileSystem::new()),
-            deletes: Arc::default(),
-            fail_at,
-        };
-        let io = FileIO::from_store("file:///", Arc::new(store)).unwrap();
+        let store = FailingStore::local();
+        store.fail_delete(fail_at);
+        let io = store.file_io();
         let failing = Table::open_with(io, location, &Default::default())
             .await
             .unwrap();

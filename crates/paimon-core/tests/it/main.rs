@@ -14,6 +14,7 @@ mod common;
 mod compact;
 mod dv64;
 mod expire;
+mod fault_store;
 mod file_index;
 mod front_door;
 mod global_index;
