@@ -23,6 +23,7 @@ mod java_expected;
 mod java_metadata;
 mod java_pk;
 mod key_pushdown;
+mod lookup_mode;
 mod merge_engines;
 mod pk_random_tables;
 mod pypaimon;
