@@ -12,6 +12,7 @@ mod commit_overwrite;
 mod commit_util;
 mod common;
 mod compact;
+mod compact_lookup;
 mod dv64;
 mod expire;
 mod file_index;
