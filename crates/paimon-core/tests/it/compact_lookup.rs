@@ -210,7 +210,9 @@ async fn run(name: &str, engine: Engine, bitmap64: bool, btree: bool, steps: &[S
             "{name} merge-on-read after {step:?}"
         );
     }
-    if !model.is_empty() {
+    // pypaimon 2.1.0 decodes only 32-bit vectors ("Invalid magic number"), so 64-bit tables
+    // are not handed to `check-written.py`.
+    if !model.is_empty() && !bitmap64 {
         save_expected(&t, &[model_batch(&t, &model)]);
     }
 }
