@@ -43,7 +43,10 @@ positions of the file as stored, i.e. sorted by `k`) are dropped first; a (parti
 whose visible files are all above level 0 without delete rows, and either has deletion vectors
 on, is first-row, or has one level only, is read raw (every surviving row, duplicates
 included: `MergeTreeSplitGenerator`); otherwise records are merged per key in sequence order
-(a lone record is emitted as stored; retract results dropped). Predicates (key-only,
+(a lone record is emitted as stored; retract results dropped). Tables with deletion vectors
+are in lookup mode (`CoreOptions#needLookup`, `LookupMergeFunction`; first-row excepted): a
+key of several records is merged from its level-0 records plus only its first record of the
+lowest level >= 1. Predicates (key-only,
 value-only, mixed) are evaluated on those final rows.
 
 OUT/tables.json: {seed, tables: [{name, path, engine, options, options_set_after_writes,
@@ -184,14 +187,23 @@ def read_bucket(t, files, dvs):
     by_key = {}
     for f, rows in sorted(zip(visible, survivors), key=lambda x: x[0]["commit"]):
         for r in rows:
-            by_key.setdefault(r["k"], []).append(r)
+            by_key.setdefault(r["k"], []).append((f["level"], r))
+    lookup = t["dv"] != "none" and t["engine"] != "first-row"
     out = []
     for k in sorted(by_key):
         recs = by_key[k]
         if len(recs) == 1:
-            row = None if is_retract(recs[0]["rk"]) else dict(recs[0])
+            row = None if is_retract(recs[0][1]["rk"]) else dict(recs[0][1])
         else:
-            row = MERGE[t["engine"]](recs, t)
+            if lookup:
+                high = min((lv for lv, _ in recs if lv > 0), default=None)
+                chosen, seen = [], False
+                for lv, r in recs:
+                    if lv <= 0 or (lv == high and not seen):
+                        seen = seen or lv > 0
+                        chosen.append((lv, r))
+                recs = chosen
+            row = MERGE[t["engine"]]([r for _, r in recs], t)
         if row is not None:
             out.append(row)
     return out, "merge"

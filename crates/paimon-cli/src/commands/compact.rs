@@ -1,5 +1,6 @@
 //! `paimon compact TABLE [--partition k=v,...] [--bucket B] [--full]`: compact a table's
-//! buckets and commit one `COMPACT` snapshot (see `paimon_core::compact`).
+//! buckets and commit one `COMPACT` snapshot (see `paimon_core::compact`; deletion-vector
+//! tables without `--full` get lookup compaction of their level-0 files).
 
 use std::collections::HashMap;
 

@@ -6,7 +6,8 @@
 //! - deletion vectors of bucket-unaware tables: keyed by file name, strict (re-adding a name,
 //!   deleting an unknown one, or two vectors for one data file fail);
 //! - global indexes: keyed by file name, DELETEs first; an ADD overlapping the row range of a
-//!   retained file of the same field fails.
+//!   retained file of the same field fails, unless both are source-backed (`_SOURCE_META`:
+//!   pk-btree payloads of different buckets or levels share the ordinal range `[0, N)`).
 //!
 //! Output order: index types sorted by name, entries in first-insertion order (Java uses hash
 //! order; readers do not depend on it).
@@ -195,6 +196,9 @@ fn global(
         };
         for a in &added {
             let Some(n) = &a.global_index else { continue };
+            if k.source_meta.is_some() && n.source_meta.is_some() {
+                continue;
+            }
             let overlap =
                 k.row_range_start <= n.row_range_end && n.row_range_start <= k.row_range_end;
             if k.index_field_id == n.index_field_id
@@ -311,5 +315,15 @@ mod tests {
             g(FileKind::Add, "g3", 0, 20),
         ];
         assert_eq!(names(&combine(prev, &replace, false).unwrap()), ["g3"]);
+        // Source-backed payloads (per bucket and level) overlap freely (Java 2.0).
+        let sourced = |name: &str| {
+            let mut e = g(FileKind::Add, name, 0, 20);
+            if let Some(m) = e.global_index.as_mut() {
+                m.source_meta = Some(vec![1]);
+            }
+            e
+        };
+        let out = combine(vec![sourced("s1")], &[sourced("s2")], false).unwrap();
+        assert_eq!(names(&out), ["s1", "s2"]);
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::catalog::Table;
 use crate::commit::{previous_index, CommitMessage, PayloadBuilder};
+use crate::index::source_meta::SourceMeta;
 use crate::scan::DataSplit;
 use crate::spec::manifest::IndexManifestEntry;
 use crate::Result;
@@ -58,6 +59,53 @@ impl<'t> IndexChanges<'t> {
                 continue;
             }
             if e.index_type == DELETION_VECTORS || indexed(e) {
+                m.deleted_index_files.push(e.clone());
+            }
+        }
+        if m.compact_after.is_empty() {
+            return Ok(());
+        }
+        let mut files = m.compact_after.clone();
+        files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        for b in &self.builders {
+            m.new_index_files.push(b.build(split, level, &files).await?);
+        }
+        Ok(())
+    }
+
+    /// Adds the index changes of a lookup compaction of the bucket of `m` (new files at
+    /// `level`, which holds nothing else now): the new deletion-vector file (an `ADD`
+    /// replaces the bucket's file, Java `BucketedCombiner`); the payloads of the changed
+    /// levels retired and `level` indexed again. Payloads of other levels stay: their files
+    /// are unchanged (new deletion vectors on them are allowed by the read path's checks).
+    pub(super) async fn apply_lookup(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        level: i32,
+        changed: &std::collections::BTreeSet<i32>,
+        dv: Option<IndexManifestEntry>,
+    ) -> Result<()> {
+        m.new_index_files.extend(dv);
+        for e in &self.previous {
+            if e.partition != m.partition || e.bucket != m.bucket {
+                continue;
+            }
+            let Some(g) = &e.global_index else { continue };
+            if !self
+                .builders
+                .iter()
+                .any(|b| b.field().id == g.index_field_id)
+            {
+                continue;
+            }
+            // A payload whose level cannot be read is retired (readers ignore it anyway).
+            let payload_level = g
+                .source_meta
+                .as_deref()
+                .and_then(|b| SourceMeta::decode(b, &e.file_name).ok())
+                .map(|s| s.data_level());
+            if payload_level.is_none_or(|l| changed.contains(&l)) {
                 m.deleted_index_files.push(e.clone());
             }
         }

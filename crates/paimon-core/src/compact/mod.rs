@@ -18,6 +18,8 @@
 //! Primary-key tables with deletion vectors are read merged on read (level 0 included,
 //! deletion vectors applied); a compacted bucket's deletion-vector file is retired and its
 //! `pk-btree` payloads are rebuilt over the new top level in the same snapshot (`index`).
+//! Without [`CompactBuilder::full`] they get Java's lookup compaction instead (`lookup`):
+//! level-0 files move up with deletion vectors marking the superseded rows of higher levels.
 //!
 //! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): append
 //! tables with deletion vectors, `first-row`, changelog producers other than `none`, dynamic
@@ -25,6 +27,7 @@
 
 mod append;
 mod index;
+mod lookup;
 mod pk;
 
 use std::collections::{BTreeMap, HashMap};
@@ -133,9 +136,31 @@ impl CompactBuilder {
             None => None,
         };
         let max_level = source.options().num_levels() - 1;
+        let lookup = kv.is_some() && self.table.options().deletion_vectors_enabled && !self.full;
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
         for (split, files) in buckets {
+            if let (true, Some(kv), Some(index)) = (lookup, &kv, &index) {
+                let Some(out) = lookup::compact_bucket(&source, &spec, kv, &split).await? else {
+                    continue;
+                };
+                report.buckets.push(BucketCompaction {
+                    partition_values: split.partition_values.clone(),
+                    bucket: split.bucket,
+                    files_before: out.before.len(),
+                    files_after: out.after.len(),
+                    rows_after: out.after.iter().map(|f| f.row_count).sum(),
+                });
+                let mut m =
+                    CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
+                m.compact_before = out.before;
+                m.compact_after = out.after;
+                index
+                    .apply_lookup(&mut m, &split, out.level, &out.changed_levels, out.dv_entry)
+                    .await?;
+                messages.push(m);
+                continue;
+            }
             let out = match &kv {
                 Some(kv) => {
                     pk::compact_bucket(&source, &spec, kv, &split, files, self.full).await?

@@ -3,6 +3,7 @@
 
 pub mod btree;
 pub mod deletion_vector;
+pub mod dv_encode;
 pub mod file_index;
 pub mod modified_utf8;
 pub mod pk_sorted;

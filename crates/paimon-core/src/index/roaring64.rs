@@ -31,7 +31,10 @@ pub(crate) fn decode_portable(bytes: &[u8], what: &'static str) -> Result<Roarin
             .map_err(|e| r.invalid(format!("corrupt 32-bit bitmap: {e}")))?;
         let used = usize::try_from(cursor.position()).map_err(|_| r.invalid("bitmap size"))?;
         r.take(used)?;
-        bitmaps.push((key, bm));
+        // Java's dense bitmap arrays hold empty bitmaps for unused keys.
+        if !bm.is_empty() {
+            bitmaps.push((key, bm));
+        }
     }
     if !r.is_empty() {
         return Err(r.invalid("trailing bytes after the last bitmap"));

@@ -4,7 +4,8 @@
 //! `PartialUpdateMergeFunction` ([`super::partial_update`]) and `AggregateMergeFunction`
 //! ([`super::aggregate`]) (package `org.apache.paimon.mergetree.compact`, `docs/format.md`
 //! "Merge-on-read"). A group reaches [`MergeFunction::merge`] only when it has at least two
-//! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does),
+//! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does;
+//! in lookup mode the records the engine sees may then be narrowed down to one),
 //! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
 //! retract are dropped (`DropDeleteReader`).
 
@@ -36,6 +37,8 @@ pub struct Record {
     pub kind: i8,
     /// `_SEQUENCE_NUMBER`.
     pub seqnum: i64,
+    /// LSM level of its file (-1: not in a file).
+    pub level: i32,
 }
 
 /// A merge engine configured for one read.
@@ -97,7 +100,7 @@ impl MergeFunction {
         )
     }
 
-    /// Merges a group of at least two records (ascending order) into `out`.
+    /// Merges a group of records (ascending order; one or more) into `out`.
     pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
         match self {
             MergeFunction::Deduplicate { ignore_delete } => {

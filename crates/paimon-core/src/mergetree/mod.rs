@@ -26,7 +26,7 @@ use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
 pub use merge_function::MergeFunction;
-pub use sort_merge::{Layout, SortMerge};
+pub use sort_merge::{Layout, LevelBatch, SortMerge};
 
 pub use crate::spec::special_fields::{sequence_number_field, value_kind_field};
 
@@ -42,6 +42,10 @@ pub struct MergePlan {
     pub key_types: Vec<DataType>,
     /// Positions of all primary-key columns among `fields`.
     pub all_keys: Vec<usize>,
+    /// Lookup mode ([`SortMerge::with_lookup`]): the table needs lookup (Java
+    /// `CoreOptions#needLookup`) and its engine is not first-row (Java
+    /// `LookupMergeFunction#wrap` leaves first-row alone).
+    pub lookup: bool,
 }
 
 fn position_or_push(fields: &mut Vec<DataField>, f: &DataField) -> usize {
@@ -134,6 +138,7 @@ impl MergePlan {
             },
             key_types: trimmed.into_iter().map(|f| f.data_type).collect(),
             all_keys,
+            lookup: options.need_lookup() && options.merge_engine != MergeEngine::FirstRow,
         })
     }
 
@@ -152,5 +157,7 @@ impl MergePlan {
 
 #[cfg(test)]
 mod engine_tests;
+#[cfg(test)]
+mod lookup_tests;
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,12 @@
 //! search; every such key is a single record, emitted unchanged unless it is a retract); equal
 //! heads form a key group that goes through the [`MergeFunction`]. Output cells are indices
 //! into a batch pool, gathered by `interleave` per output batch.
+//!
+//! Every batch carries the LSM level of the file it was read from (Java `KeyValue#level`;
+//! -1 for records not yet in a file). In lookup mode ([`SortMerge::with_lookup`], Java
+//! `LookupMergeFunction`) a key group of several records is merged from its records of level
+//! <= 0 plus only its record of the lowest level >= 1: lookup compaction folded the deeper
+//! levels into that record already.
 
 use std::cmp::Ordering;
 
@@ -22,12 +28,28 @@ use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{SchemaRef, SortOptions};
-use futures::StreamExt;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 
 use super::merge_function::{is_retract, MergeFunction, Record};
 use super::output::{Output, Pool};
 use crate::arrow::RecordBatchStream;
 use crate::{Error, Result};
+
+/// One batch of a sorted run with the level of the file it came from.
+#[derive(Debug, Clone)]
+pub struct LevelBatch {
+    /// The decoded rows (merge layout).
+    pub batch: RecordBatch,
+    /// LSM level of the source file; -1 for rows not yet in a file (Java's write buffer).
+    pub level: i32,
+}
+
+/// A sorted run whose batches carry their file's level.
+pub type LevelRun = BoxStream<'static, Result<LevelBatch>>;
+
+/// Level of records that are not in a file (Java's write buffer, `KeyValue#level` = -1).
+pub const UNLEVELLED: i32 = -1;
 
 /// Column positions inside the batches being merged.
 #[derive(Debug, Clone)]
@@ -79,8 +101,9 @@ fn head(c: &Cursor) -> Key<'_> {
 }
 
 struct Cursor {
-    run: RecordBatchStream,
+    run: LevelRun,
     src: usize,
+    level: i32,
     keys: Keys,
     seq: Option<Rows>,
     seqnums: Int64Array,
@@ -94,7 +117,8 @@ pub struct SortMerge {
     layout: Layout,
     conv: Converters,
     function: MergeFunction,
-    runs: Vec<RecordBatchStream>,
+    lookup: bool,
+    runs: Vec<LevelRun>,
     cursors: Vec<Cursor>,
     pool: Pool,
     out: Output,
@@ -135,12 +159,34 @@ fn columns(batch: &RecordBatch, cols: &[usize]) -> Result<Vec<ArrayRef>> {
 
 impl SortMerge {
     /// A merge of `runs` (each sorted by key, each key at most once per run) whose batches
-    /// have `schema`.
+    /// have `schema`; their records are not in files (level -1).
     pub fn new(
         schema: &SchemaRef,
         layout: Layout,
         function: MergeFunction,
         runs: Vec<RecordBatchStream>,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let runs = runs
+            .into_iter()
+            .map(|r| {
+                r.map_ok(|batch| LevelBatch {
+                    batch,
+                    level: UNLEVELLED,
+                })
+                .boxed()
+            })
+            .collect();
+        Self::with_levels(schema, layout, function, runs, batch_size)
+    }
+
+    /// A merge of `runs` whose batches carry the levels of their files (see
+    /// [`SortMerge::new`]).
+    pub fn with_levels(
+        schema: &SchemaRef,
+        layout: Layout,
+        function: MergeFunction,
+        runs: Vec<LevelRun>,
         batch_size: usize,
     ) -> Result<Self> {
         let single_bigint = match layout.key.as_slice() {
@@ -169,6 +215,7 @@ impl SortMerge {
             layout,
             conv: Converters { key, seq },
             function,
+            lookup: false,
             runs,
             cursors: Vec::new(),
             pool: Pool::new(schema)?,
@@ -179,8 +226,18 @@ impl SortMerge {
         })
     }
 
+    /// Lookup mode (Java `LookupMergeFunction`, for tables whose
+    /// [`TableOptions::need_lookup`](crate::spec::options::TableOptions::need_lookup) holds,
+    /// except first-row): see the [module docs](self).
+    #[must_use]
+    pub fn with_lookup(mut self, lookup: bool) -> Self {
+        self.lookup = lookup;
+        self
+    }
+
     /// Wraps a batch of a run into a cursor (keys converted once).
-    fn cursor(&mut self, run: RecordBatchStream, batch: RecordBatch) -> Result<Cursor> {
+    fn cursor(&mut self, run: LevelRun, batch: LevelBatch) -> Result<Cursor> {
+        let LevelBatch { batch, level } = batch;
         let keys = match &self.conv.key {
             Some(conv) => Keys::Rows(conv.convert_columns(&columns(&batch, &self.layout.key)?)?),
             None => {
@@ -215,6 +272,7 @@ impl SortMerge {
         Ok(Cursor {
             run,
             src,
+            level,
             keys,
             seq,
             seqnums,
@@ -225,10 +283,10 @@ impl SortMerge {
     }
 
     /// Reads the next non-empty batch of `run`; `None` at its end.
-    async fn advance(&mut self, mut run: RecordBatchStream) -> Result<Option<Cursor>> {
+    async fn advance(&mut self, mut run: LevelRun) -> Result<Option<Cursor>> {
         while let Some(b) = run.next().await {
             let b = b?;
-            if b.num_rows() > 0 {
+            if b.batch.num_rows() > 0 {
                 return self.cursor(run, b).map(Some);
             }
         }
@@ -347,6 +405,7 @@ impl SortMerge {
                     row: c.pos,
                     kind: c.kinds.value(c.pos),
                     seqnum: c.seqnums.value(c.pos),
+                    level: c.level,
                 });
             }
         }
@@ -363,6 +422,9 @@ impl SortMerge {
             if !is_retract(r.kind) {
                 self.out.push_row(r.src, r.row);
             }
+        } else if self.lookup {
+            let merged = lookup_records(&self.group);
+            self.function.merge(&merged, &self.pool, &mut self.out)?;
         } else {
             self.function
                 .merge(&self.group, &self.pool, &mut self.out)?;
@@ -374,4 +436,25 @@ impl SortMerge {
         }
         Ok(())
     }
+}
+
+/// The records of a key group (ascending order) that Java's `LookupMergeFunction#getResult`
+/// hands to the engine: every record of level <= 0, plus the first record of the lowest
+/// level >= 1 (`pickHighLevel`); order kept.
+pub(crate) fn lookup_records(group: &[Record]) -> Vec<Record> {
+    let high = group
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.level > 0)
+        .fold(None::<(usize, i32)>, |best, (i, r)| match best {
+            Some((_, level)) if level <= r.level => best,
+            _ => Some((i, r.level)),
+        })
+        .map(|(i, _)| i);
+    group
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| r.level <= 0 || Some(*i) == high)
+        .map(|(_, r)| *r)
+        .collect()
 }

@@ -15,9 +15,9 @@ use crate::arrow::RecordBatchStream;
 use crate::spec::types::TypeKind;
 
 /// (key, value, retract, sequence number)
-type Rec = (i32, Option<i64>, bool, i64);
+pub(super) type Rec = (i32, Option<i64>, bool, i64);
 
-fn fields() -> Vec<DataField> {
+pub(super) fn fields() -> Vec<DataField> {
     vec![
         DataField::new(0, "k", DataType::not_null(TypeKind::Int)),
         DataField::new(1, "v", DataType::nullable(TypeKind::BigInt)),
@@ -26,7 +26,7 @@ fn fields() -> Vec<DataField> {
     ]
 }
 
-fn layout() -> Layout {
+pub(super) fn layout() -> Layout {
     Layout {
         key: vec![0],
         user_seq: vec![],
@@ -36,7 +36,7 @@ fn layout() -> Layout {
     }
 }
 
-fn run_stream(recs: Vec<Rec>, chunk: usize) -> RecordBatchStream {
+pub(super) fn run_stream(recs: Vec<Rec>, chunk: usize) -> RecordBatchStream {
     let schema = arrow_schema(&fields()).unwrap();
     let batches: Vec<crate::Result<RecordBatch>> = recs
         .chunks(chunk.max(1))
@@ -100,28 +100,33 @@ fn model(runs: &[Vec<Rec>], engine: &str) -> Vec<(i32, Option<i64>)> {
             }
             continue;
         }
-        let adds: Vec<&Rec> = recs.iter().filter(|r| !r.2).collect();
-        let v = match engine {
-            "deduplicate" => recs.last().filter(|r| !r.2).map(|r| r.1),
-            "first-row" => adds.first().map(|r| r.1),
-            // Java initialises the row from a leading retract (even with ignore-delete).
-            "partial-update" => (!adds.is_empty()).then(|| {
-                let base = if recs[0].2 { recs[0].1 } else { None };
-                adds.iter().rev().find_map(|r| r.1).or(base)
-            }),
-            _ => {
-                let vals: Vec<i64> = recs
-                    .iter()
-                    .filter_map(|r| r.1.map(|v| if r.2 { -v } else { v }))
-                    .collect();
-                Some((!vals.is_empty()).then(|| vals.iter().sum()))
-            }
-        };
-        if let Some(v) = v {
+        if let Some(v) = engine_value(&recs, engine) {
             out.push((k, v));
         }
     }
     out
+}
+
+/// What `engine` makes of the records of one key (ascending; no lone-record shortcut):
+/// `None` when no row is emitted.
+pub(super) fn engine_value(recs: &[Rec], engine: &str) -> Option<Option<i64>> {
+    let adds: Vec<&Rec> = recs.iter().filter(|r| !r.2).collect();
+    match engine {
+        "deduplicate" => recs.last().filter(|r| !r.2).map(|r| r.1),
+        "first-row" => adds.first().map(|r| r.1),
+        // Java initialises the row from a leading retract (even with ignore-delete).
+        "partial-update" => (!adds.is_empty()).then(|| {
+            let base = if recs[0].2 { recs[0].1 } else { None };
+            adds.iter().rev().find_map(|r| r.1).or(base)
+        }),
+        _ => {
+            let vals: Vec<i64> = recs
+                .iter()
+                .filter_map(|r| r.1.map(|v| if r.2 { -v } else { v }))
+                .collect();
+            Some((!vals.is_empty()).then(|| vals.iter().sum()))
+        }
+    }
 }
 
 fn runs_strategy() -> impl Strategy<Value = Vec<Vec<Rec>>> {

@@ -47,7 +47,7 @@ use crate::arrow::arrow_schema;
 use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_blob;
-use crate::mergetree::{MergeFunction, MergePlan, SortMerge};
+use crate::mergetree::{LevelBatch, MergeFunction, MergePlan, SortMerge};
 use crate::read::file_index::{select_rows, IndexSelection, IndexedFile};
 use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
 use crate::read::format::FileFormat;
@@ -370,7 +370,13 @@ impl TableRead {
                             let this = this.clone();
                             let split = split.clone();
                             let plan = plan.clone();
-                            async move { this.open_run_file(&split, i, &plan).await }
+                            async move {
+                                let level = split.files.get(i).map_or(-1, |f| f.level);
+                                let batches = this.open_run_file(&split, i, &plan).await?;
+                                Ok::<_, Error>(
+                                    batches.map_ok(move |batch| LevelBatch { batch, level }),
+                                )
+                            }
                         })
                         .try_flatten()
                         .boxed()
@@ -383,13 +389,14 @@ impl TableRead {
                 &plan.all_keys,
                 &plan.layout.user_seq,
             )?;
-            let mut merge = SortMerge::new(
+            let mut merge = SortMerge::with_levels(
                 &schema,
                 plan.layout.clone(),
                 function,
                 runs,
                 self.batch_size,
-            )?;
+            )?
+            .with_lookup(plan.lookup);
             while let Some(b) = merge.next_batch().await? {
                 let cols = b
                     .columns()
@@ -655,10 +662,10 @@ enum Unit {
 }
 
 /// Decodes a sorted run on its own task, a few batches ahead of the merge consuming it.
-fn decode_ahead(
-    mut run: BoxStream<'static, Result<RecordBatch>>,
-) -> BoxStream<'static, Result<RecordBatch>> {
-    let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
+fn decode_ahead<T: Send + 'static>(
+    mut run: BoxStream<'static, Result<T>>,
+) -> BoxStream<'static, Result<T>> {
+    let (tx, rx) = mpsc::channel::<Result<T>>(CHANNEL_DEPTH);
     tokio::spawn(async move {
         while let Some(item) = run.next().await {
             let stop = item.is_err();
@@ -670,9 +677,9 @@ fn decode_ahead(
     tokio_stream_from(rx)
 }
 
-fn tokio_stream_from(
-    mut rx: mpsc::Receiver<Result<RecordBatch>>,
-) -> BoxStream<'static, Result<RecordBatch>> {
+fn tokio_stream_from<T: Send + 'static>(
+    mut rx: mpsc::Receiver<Result<T>>,
+) -> BoxStream<'static, Result<T>> {
     stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
 }
 

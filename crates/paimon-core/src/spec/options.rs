@@ -110,6 +110,8 @@ pub const DELETION_VECTORS_ENABLED: &str = "deletion-vectors.enabled";
 pub const DELETION_VECTORS_MERGE_ON_READ: &str = "deletion-vectors.merge-on-read";
 /// `deletion-vectors.bitmap64`, default false.
 pub const DELETION_VECTORS_BITMAP64: &str = "deletion-vectors.bitmap64";
+/// `force-lookup`, default false.
+pub const FORCE_LOOKUP: &str = "force-lookup";
 /// `index-file-in-data-file-dir`, default false.
 pub const INDEX_FILE_IN_DATA_FILE_DIR: &str = "index-file-in-data-file-dir";
 /// `data-file.external-paths`: comma list of paths.
@@ -261,6 +263,8 @@ pub struct TableOptions {
     pub deletion_vectors_merge_on_read: bool,
     /// `deletion-vectors.bitmap64` (default false; writer format only).
     pub deletion_vectors_bitmap64: bool,
+    /// `force-lookup` (default false; see [`TableOptions::need_lookup`]).
+    pub force_lookup: bool,
     /// `index-file-in-data-file-dir` (default false).
     pub index_file_in_data_file_dir: bool,
     /// `data-file.external-paths`, split on `,`, items trimmed.
@@ -438,6 +442,7 @@ impl TableOptions {
             deletion_vectors_enabled: r.bool(DELETION_VECTORS_ENABLED, false)?,
             deletion_vectors_merge_on_read: r.bool(DELETION_VECTORS_MERGE_ON_READ, false)?,
             deletion_vectors_bitmap64: r.bool(DELETION_VECTORS_BITMAP64, false)?,
+            force_lookup: r.bool(FORCE_LOOKUP, false)?,
             index_file_in_data_file_dir: r.bool(INDEX_FILE_IN_DATA_FILE_DIR, false)?,
             data_file_external_paths: r.list(DATA_FILE_EXTERNAL_PATHS, true),
             data_file_path_directory: r.string(DATA_FILE_PATH_DIRECTORY),
@@ -640,6 +645,17 @@ impl TableOptions {
         } else {
             self.merge_engine == MergeEngine::FirstRow
         }
+    }
+
+    /// Whether the table runs in lookup mode (Java `CoreOptions#needLookup`, `LookupStrategy`):
+    /// `changelog-producer = lookup`, deletion vectors, the first-row merge engine or
+    /// `force-lookup`. Such tables merge a key's level-0 records with only its record of the
+    /// lowest level >= 1 (`mergetree::SortMerge::with_lookup`), at read and at compaction.
+    pub fn need_lookup(&self) -> bool {
+        self.changelog_producer == ChangelogProducer::Lookup
+            || self.deletion_vectors_enabled
+            || self.merge_engine == MergeEngine::FirstRow
+            || self.force_lookup
     }
 
     /// Target data-file size (Java `CoreOptions#targetFileSize`): `target-file-size`, else

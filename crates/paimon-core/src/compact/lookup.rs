@@ -1,0 +1,438 @@
+//! Lookup compaction of one deletion-vector bucket (not `full`): Java
+//! `ForceUpLevel0Compaction` (RADICAL) with `LookupMergeTreeCompactRewriter`,
+//! `LookupChangelogMergeFunctionWrapper` and `BucketedDvMaintainer`.
+//!
+//! - Pick: every level-0 file, plus level 1 when it is non-empty (Java `forcePickL0`); output
+//!   level = one below the lowest remaining level, or the top level when nothing remains
+//!   (`UniversalCompaction#createUnit`). Java may absorb further runs by size ratio; we do
+//!   not (any pick is a valid LSM step).
+//! - Lookup: for each key of a level-0 input without a level-1 input record, the first
+//!   visible record in the remaining levels, lowest level first (`LookupLevels`, deletion
+//!   vectors applied), is marked deleted in its file's deletion vector
+//!   (`notifyNewDeletion`).
+//! - Rewrite: the keys of the inputs are merged in lookup mode over the inputs and the
+//!   remaining levels (the lowest visible higher-level record is the `high` record the
+//!   lookup found), retractions dropped (deletion-vector tables drop deletes at every
+//!   level), and written at the output level with `_FILE_SOURCE = COMPACT`, sequence numbers
+//!   kept. Inputs are always rewritten (Java upgrades some level-0 files in place instead).
+//! - Deletion vectors: the bucket's vectors minus the inputs', plus the new marks, each in
+//!   its own kind (new ones per `deletion-vectors.bitmap64`), written as one new index file
+//!   when anything changed (`writeSingleFile`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, Int8Type};
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_row::{RowConverter, SortField};
+use bytes::Bytes;
+use futures::StreamExt;
+
+use super::{as_compacted, output_writer};
+use crate::catalog::Table;
+use crate::index::deletion_vector::MAGIC_V32;
+use crate::index::dv_encode::{encode_index_file, DeletionVector};
+use crate::io::join;
+use crate::read::TableRead;
+use crate::scan::{DataSplit, DeletionFile, Split};
+use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
+use crate::spec::special_fields::{row_index_field, sequence_number_field, value_kind_field};
+use crate::spec::types::DataField;
+use crate::write::file_writer::FileSpec;
+use crate::write::kv_layout::KvLayout;
+use crate::{Error, Result};
+
+/// `DELETION_VECTORS` index type.
+const DELETION_VECTORS: &str = "DELETION_VECTORS";
+
+/// What the lookup compaction of one bucket did.
+pub(super) struct LookupOutcome {
+    /// Input files (rewritten).
+    pub before: Vec<DataFileMeta>,
+    /// Files written at `level`.
+    pub after: Vec<DataFileMeta>,
+    /// The output level.
+    pub level: i32,
+    /// Levels whose files changed (inputs' levels and the output level).
+    pub changed_levels: BTreeSet<i32>,
+    /// The bucket's new deletion-vector index file, when the vectors changed.
+    pub dv_entry: Option<IndexManifestEntry>,
+}
+
+/// The pick: input file indices, output level, remaining file indices by level.
+struct Pick {
+    inputs: Vec<usize>,
+    level: i32,
+    remaining: BTreeMap<i32, Vec<usize>>,
+}
+
+fn pick(files: &[DataFileMeta], max_level: i32) -> Option<Pick> {
+    if !files.iter().any(|f| f.level == 0) {
+        return None;
+    }
+    let level1 = files.iter().any(|f| f.level == 1);
+    let mut inputs = Vec::new();
+    let mut remaining: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        if f.level == 0 || (level1 && f.level == 1) {
+            inputs.push(i);
+        } else {
+            remaining.entry(f.level).or_default().push(i);
+        }
+    }
+    let level = match remaining.keys().next() {
+        Some(lowest) => lowest - 1,
+        None => max_level,
+    };
+    Some(Pick {
+        inputs,
+        level,
+        remaining,
+    })
+}
+
+/// Compacts the level-0 files of the bucket of `split` (all its live files, with their
+/// deletion files) as described in the [module docs](self); `None` without level-0 files.
+pub(super) async fn compact_bucket(
+    table: &Table,
+    spec: &Arc<FileSpec>,
+    kv: &Arc<KvLayout>,
+    split: &DataSplit,
+) -> Result<Option<LookupOutcome>> {
+    let max_level = table.options().num_levels() - 1;
+    let Some(pick) = pick(&split.files, max_level) else {
+        return Ok(None);
+    };
+    let schema = table.schema();
+    let key_fields = schema.fields_of(&schema.trimmed_primary_keys())?;
+    let keys = KeySet::new(&key_fields)?;
+    // Keys of the inputs: all of them (to select the rewritten keys), and those with a
+    // level-1 input record (their `high` record is that one; no lookup).
+    let mut input_keys = HashSet::new();
+    let mut level1_keys = HashSet::new();
+    for &i in &pick.inputs {
+        let level1 = split.files.get(i).is_some_and(|f| f.level == 1);
+        let mut rows = keyed_rows(table, split, i, &key_fields)?;
+        while let Some(batch) = rows.next().await {
+            let batch = batch?;
+            for row in keys.rows(&batch)?.iter() {
+                if level1 {
+                    level1_keys.insert(row.as_ref().to_vec());
+                }
+                input_keys.insert(row.as_ref().to_vec());
+            }
+        }
+    }
+    // Lookup: first visible record of each key, lowest remaining level first.
+    let mut pending: HashSet<Vec<u8>> = input_keys.difference(&level1_keys).cloned().collect();
+    let mut marks: Vec<(String, u64)> = Vec::new();
+    for indices in pick.remaining.values() {
+        if pending.is_empty() {
+            break;
+        }
+        let mut found = Vec::new();
+        for &i in indices {
+            let name = split.files.get(i).map(|f| f.file_name.clone());
+            let name = name.ok_or_else(|| Error::internal("file index out of range"))?;
+            let mut rows = keyed_rows(table, split, i, &key_fields)?;
+            while let Some(batch) = rows.next().await {
+                let batch = batch?;
+                let positions = batch
+                    .columns()
+                    .last()
+                    .and_then(|c| c.as_primitive_opt::<Int64Type>())
+                    .ok_or_else(|| Error::internal("row index column missing"))?
+                    .clone();
+                for (row, pos) in keys.rows(&batch)?.iter().zip(positions.values()) {
+                    if pending.contains(row.as_ref()) {
+                        found.push(row.as_ref().to_vec());
+                        marks.push((name.clone(), u64::try_from(*pos).unwrap_or(0)));
+                    }
+                }
+            }
+        }
+        for k in found {
+            pending.remove(&k);
+        }
+    }
+    let after = rewrite(table, (spec, kv), split, &pick, &keys, &input_keys).await?;
+    let before: Vec<DataFileMeta> = pick
+        .inputs
+        .iter()
+        .filter_map(|&i| split.files.get(i).cloned())
+        .collect();
+    let dv_entry = update_vectors(table, split, &before, marks).await?;
+    let mut changed_levels: BTreeSet<i32> = before.iter().map(|f| f.level).collect();
+    changed_levels.insert(pick.level);
+    Ok(Some(LookupOutcome {
+        before,
+        after: as_compacted(after, pick.level),
+        level: pick.level,
+        changed_levels,
+        dv_entry,
+    }))
+}
+
+/// Key columns as comparable rows.
+struct KeySet {
+    converter: RowConverter,
+    width: usize,
+}
+
+impl KeySet {
+    fn new(key_fields: &[DataField]) -> Result<Self> {
+        let arrow = crate::arrow::arrow_schema(key_fields)?;
+        let sort = arrow
+            .fields()
+            .iter()
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect();
+        Ok(KeySet {
+            converter: RowConverter::new(sort)?,
+            width: key_fields.len(),
+        })
+    }
+
+    /// The keys of `batch`, whose first columns are the key columns.
+    fn rows(&self, batch: &RecordBatch) -> Result<arrow_row::Rows> {
+        let cols = batch
+            .columns()
+            .get(..self.width)
+            .ok_or_else(|| Error::internal("key columns missing"))?;
+        Ok(self.converter.convert_columns(cols)?)
+    }
+
+    /// Rows of `batch` (key columns at `positions`) whose key is in `set`.
+    fn mask(
+        &self,
+        batch: &RecordBatch,
+        positions: &[usize],
+        set: &HashSet<Vec<u8>>,
+    ) -> Result<BooleanArray> {
+        let cols: Vec<_> = positions
+            .iter()
+            .map(|&p| {
+                batch
+                    .columns()
+                    .get(p)
+                    .cloned()
+                    .ok_or_else(|| Error::internal("key column missing"))
+            })
+            .collect::<Result<_>>()?;
+        let rows = self.converter.convert_columns(&cols)?;
+        Ok(rows
+            .iter()
+            .map(|r| Some(set.contains(r.as_ref())))
+            .collect())
+    }
+}
+
+/// The visible rows of file `i` of `split` (its deletion vector applied): key columns, then
+/// the row's position in the file.
+fn keyed_rows(
+    table: &Table,
+    split: &DataSplit,
+    i: usize,
+    key_fields: &[DataField],
+) -> Result<futures::stream::BoxStream<'static, Result<RecordBatch>>> {
+    let file = split
+        .files
+        .get(i)
+        .cloned()
+        .ok_or_else(|| Error::internal("file index out of range"))?;
+    let one = DataSplit {
+        files: vec![file],
+        deletion_files: vec![split.deletion_files.get(i).cloned().flatten()],
+        row_ranges: None,
+        raw_convertible: true,
+        ..split.clone()
+    };
+    let mut fields = key_fields.to_vec();
+    fields.push(row_index_field());
+    TableRead::new(table)
+        .with_output_fields(fields)
+        .with_preserve_order(true)
+        .read(vec![Split::Data(one)])
+}
+
+/// Merges the inputs' keys over the inputs and the remaining levels (lookup mode, deletion
+/// vectors applied) and writes them at the output level.
+async fn rewrite(
+    table: &Table,
+    (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
+    split: &DataSplit,
+    pick: &Pick,
+    keys: &KeySet,
+    input_keys: &HashSet<Vec<u8>>,
+) -> Result<Vec<DataFileMeta>> {
+    let mut chosen: Vec<usize> = pick.inputs.clone();
+    chosen.extend(pick.remaining.values().flatten());
+    let merged = DataSplit {
+        files: chosen
+            .iter()
+            .filter_map(|&i| split.files.get(i).cloned())
+            .collect(),
+        deletion_files: chosen
+            .iter()
+            .map(|&i| split.deletion_files.get(i).cloned().flatten())
+            .collect(),
+        row_ranges: None,
+        raw_convertible: false,
+        ..split.clone()
+    };
+    let schema = table.schema();
+    let n = schema.fields.len();
+    let key_positions: Vec<usize> = schema
+        .fields_of(&schema.trimmed_primary_keys())?
+        .iter()
+        .filter_map(|k| schema.fields.iter().position(|f| f.id == k.id))
+        .collect();
+    let mut fields = schema.fields.clone();
+    fields.push(sequence_number_field());
+    fields.push(value_kind_field());
+    let read = TableRead::new(table)
+        .with_output_fields(fields)
+        .with_preserve_order(true);
+    let mut batches = read.read(vec![Split::Data(merged)])?;
+    let mut writer = output_writer(spec, split, 0);
+    let values_schema = crate::arrow::arrow_schema(&schema.fields)?;
+    while let Some(batch) = batches.next().await {
+        let batch = batch?;
+        let mask = keys.mask(&batch, &key_positions, input_keys)?;
+        let batch = arrow_select::filter::filter_record_batch(&batch, &mask)?;
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        let column = |i: usize| {
+            batch
+                .columns()
+                .get(i)
+                .cloned()
+                .ok_or_else(|| Error::internal("merged system column missing"))
+        };
+        let seq = column(n)?.as_primitive::<Int64Type>().clone();
+        let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
+        let values = RecordBatch::try_new(
+            values_schema.clone(),
+            batch
+                .columns()
+                .get(..n)
+                .ok_or_else(|| Error::internal("merged batch lacks table columns"))?
+                .to_vec(),
+        )?;
+        writer.write(&kv.file_batch(&values, seq, kinds)?).await?;
+    }
+    writer.flush().await
+}
+
+/// The bucket's deletion vectors after the compaction: existing ones minus the inputs',
+/// plus `marks`; a new index file (and its `ADD` entry) when they changed.
+async fn update_vectors(
+    table: &Table,
+    split: &DataSplit,
+    inputs: &[DataFileMeta],
+    marks: Vec<(String, u64)>,
+) -> Result<Option<IndexManifestEntry>> {
+    let bitmap64 = table.options().deletion_vectors_bitmap64;
+    let mut vectors: BTreeMap<String, DeletionVector> = BTreeMap::new();
+    let mut cache: HashMap<String, Bytes> = HashMap::new();
+    for (f, df) in split.files.iter().zip(&split.deletion_files) {
+        let Some(df) = df else { continue };
+        let dv = read_vector(table, df, f, &mut cache).await?;
+        vectors.insert(f.file_name.clone(), dv);
+    }
+    let mut modified = false;
+    for f in inputs {
+        modified |= vectors.remove(&f.file_name).is_some();
+    }
+    for (file, pos) in marks {
+        let dv = vectors
+            .entry(file.clone())
+            .or_insert_with(|| DeletionVector::new(bitmap64));
+        modified |= dv.delete(pos).map_err(|e| e.with_context("file", file))?;
+    }
+    if !modified {
+        return Ok(None);
+    }
+    let list: Vec<(String, DeletionVector)> = vectors.into_iter().collect();
+    let (bytes, ranges) = encode_index_file(&list)?;
+    let file_name = format!("index-{}-0", uuid::Uuid::new_v4());
+    let dir = match table.options().index_file_in_data_file_dir {
+        true => split.bucket_path.clone(),
+        false => join(table.location(), "index"),
+    };
+    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    table
+        .file_io()
+        .write(&join(&dir, &file_name), Bytes::from(bytes))
+        .await?;
+    Ok(Some(IndexManifestEntry {
+        kind: FileKind::Add,
+        partition: split.partition.clone(),
+        bucket: split.bucket,
+        index_type: DELETION_VECTORS.to_string(),
+        file_name,
+        file_size: size,
+        row_count: i64::try_from(ranges.len()).unwrap_or(0),
+        deletion_vectors: Some(ranges),
+        external_path: None,
+        global_index: None,
+    }))
+}
+
+/// The deletion vector `df` of data file `f`, in the kind it was written with.
+async fn read_vector(
+    table: &Table,
+    df: &DeletionFile,
+    f: &DataFileMeta,
+    cache: &mut HashMap<String, Bytes>,
+) -> Result<DeletionVector> {
+    let bytes = match cache.get(&df.path) {
+        Some(b) => b.clone(),
+        None => {
+            let b = table.file_io().read(&df.path).await?;
+            cache.insert(df.path.clone(), b.clone());
+            b
+        }
+    };
+    let invalid = || {
+        Error::data_invalid("deletion vector offset out of range")
+            .with_context("file", df.path.clone())
+    };
+    let offset = usize::try_from(df.offset).map_err(|_| invalid())?;
+    let rows = u64::try_from(f.row_count).ok();
+    let positions = crate::index::deletion_vector::decode_deletion_file(
+        &bytes, offset, df.length, &df.path, rows,
+    )?;
+    let magic = bytes
+        .get(offset + 4..offset + 8)
+        .ok_or_else(invalid)?
+        .try_into()
+        .map(u32::from_be_bytes)
+        .map_err(|_| invalid())?;
+    DeletionVector::from_positions(&positions, magic != MAGIC_V32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, level: i32) -> DataFileMeta {
+        crate::commit::test_support::file(name, 1, level, 0, 0)
+    }
+
+    #[test]
+    fn picks_level0_and_level1_up_to_below_the_next_level() {
+        let files = vec![file("a", 0), file("b", 5), file("c", 0)];
+        let p = pick(&files, 5).unwrap();
+        assert_eq!((p.inputs, p.level), (vec![0, 2], 4));
+        let files = vec![file("a", 0), file("b", 1), file("c", 3), file("d", 5)];
+        let p = pick(&files, 5).unwrap();
+        assert_eq!((p.inputs, p.level), (vec![0, 1], 2));
+        assert_eq!(p.remaining.keys().copied().collect::<Vec<_>>(), vec![3, 5]);
+        let files = vec![file("a", 0), file("b", 1)];
+        assert_eq!(pick(&files, 5).unwrap().level, 5);
+        assert!(pick(&[file("b", 2)], 5).is_none());
+    }
+}
