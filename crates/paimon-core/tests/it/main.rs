@@ -15,6 +15,7 @@ mod compact;
 mod dv64;
 mod expire;
 mod file_index;
+mod file_index_write;
 mod front_door;
 mod global_index;
 mod index_build;
