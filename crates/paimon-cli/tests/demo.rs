@@ -32,7 +32,11 @@ fn demo_runs_and_every_answer_matches_its_model() {
         .args(["demo", warehouse.to_str().unwrap(), "--rows", "200"])
         .output()
         .unwrap();
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     std::fs::write(dir.path().join("other.txt"), "x").unwrap();
     let refused = Command::new(env!("CARGO_BIN_EXE_paimon"))
         .args(["demo", dir.path().to_str().unwrap(), "--rows", "200"])

@@ -11,7 +11,9 @@
 use arrow_array::RecordBatch;
 
 use super::datum::datum_at;
-use crate::index::file_index::key::{canonical_f32, canonical_f64, literal_long, Key, KeyRules, KeyType};
+use crate::index::file_index::key::{
+    canonical_f32, canonical_f64, literal_long, Key, KeyRules, KeyType,
+};
 use crate::index::file_index::writer::{ColumnIndexSpec, FileIndexWriter};
 use crate::index::file_index::IndexKind;
 use crate::spec::datum::Datum;

@@ -26,12 +26,12 @@ use super::file_index::IndexPlan;
 use super::orc::OrcWriter;
 use super::parquet::ParquetWriter;
 use super::stats::StatsCollector;
+use crate::index::file_index::writer::FileIndexWriter;
 use crate::io::{join, FileIO};
 use crate::mergetree::merge_function::is_retract;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::options::{FileFormat, TableOptions};
-use crate::index::file_index::writer::FileIndexWriter;
 use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
@@ -200,7 +200,12 @@ impl RollingWriter {
             min_seq: i64::MAX,
             max_seq: i64::MIN,
             deletes: 0,
-            index: self.spec.file_index.as_ref().map(IndexPlan::writer).transpose()?,
+            index: self
+                .spec
+                .file_index
+                .as_ref()
+                .map(IndexPlan::writer)
+                .transpose()?,
         })
     }
 

@@ -52,8 +52,8 @@ pub async fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("paimon-demo"));
     prepare(&dir)?;
-    let dir = std::fs::canonicalize(&dir)
-        .map_err(|e| Error::io(format!("{}: {e}", dir.display())))?;
+    let dir =
+        std::fs::canonicalize(&dir).map_err(|e| Error::io(format!("{}: {e}", dir.display())))?;
     let warehouse = dir
         .to_str()
         .ok_or_else(|| Error::invalid_argument("the demo directory is not UTF-8"))?;

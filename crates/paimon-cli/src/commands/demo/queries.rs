@@ -49,7 +49,13 @@ async fn run(
         let d = s.as_data();
         files_read += d.files.len();
         rows_in_files += d.files.iter().map(|f| f.row_count).sum::<i64>();
-        ranges += d.row_ranges.iter().flatten().flatten().map(Vec::len).sum::<usize>();
+        ranges += d
+            .row_ranges
+            .iter()
+            .flatten()
+            .flatten()
+            .map(Vec::len)
+            .sum::<usize>();
     }
     let metrics = plan.metrics.clone();
     let read = scan.reader();
@@ -131,7 +137,11 @@ fn footer(o: &Outcome, lines: &[String]) {
     for l in lines.iter().filter(|l| !l.is_empty()) {
         println!("   {l}");
     }
-    println!("   time: {:.1} ms (plan {:.1} ms)", o.millis, o.plan.plan_micros as f64 / 1000.0);
+    println!(
+        "   time: {:.1} ms (plan {:.1} ms)",
+        o.millis,
+        o.plan.plan_micros as f64 / 1000.0
+    );
 }
 
 fn pruning(o: &Outcome) -> String {
@@ -157,11 +167,19 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
     let want = model.latest.get(key as usize).cloned().flatten();
     let sql = format!("dt = '{}' AND order_id = {key}", day_of(key));
 
-    header(1, "Point lookup (primary key)", &format!("SELECT * FROM demo.orders WHERE {sql}"));
+    header(
+        1,
+        "Point lookup (primary key)",
+        &format!("SELECT * FROM demo.orders WHERE {sql}"),
+    );
     let o = run(orders_t, Some(&sql), None, &[]).await?;
     let got = orders(&o)?;
     got.iter().for_each(|(id, r)| show_order(*id, r));
-    expect("point lookup", got, want.map(|w| vec![(key, w)]).unwrap_or_default())?;
+    expect(
+        "point lookup",
+        got,
+        want.map(|w| vec![(key, w)]).unwrap_or_default(),
+    )?;
     let r = &o.read;
     footer(&o, &[
         pruning(&o),
@@ -184,7 +202,11 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
         .latest
         .iter()
         .enumerate()
-        .filter_map(|(i, o)| o.clone().filter(|o| o.customer == customer).map(|o| (i as i64, o)))
+        .filter_map(|(i, o)| {
+            o.clone()
+                .filter(|o| o.customer == customer)
+                .map(|o| (i as i64, o))
+        })
         .collect();
     header(
         2,
@@ -206,11 +228,18 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
 
     let before = model.before_compaction;
     let live = model.latest.iter().flatten().count();
-    let shipped = model.latest.iter().flatten().filter(|o| o.status == "shipped").count();
+    let shipped = model
+        .latest
+        .iter()
+        .flatten()
+        .filter(|o| o.status == "shipped")
+        .count();
     header(
         3,
         "Merge-on-read aggregate (before compaction: three sorted runs per bucket)",
-        &format!("SELECT count(*), count_if(status = 'shipped') FROM demo.orders VERSION AS OF {before}"),
+        &format!(
+            "SELECT count(*), count_if(status = 'shipped') FROM demo.orders VERSION AS OF {before}"
+        ),
     );
     // Snapshot `before` was written without deletion vectors: read it with that schema's option.
     let dv_off = [("deletion-vectors.enabled", "false")];
@@ -218,16 +247,23 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
     let got = orders(&o)?;
     let got_shipped = got.iter().filter(|(_, o)| o.status == "shipped").count();
     println!("   → count = {}, shipped = {got_shipped}", got.len());
-    expect("merge-on-read count", (got.len(), got_shipped), (live, shipped))?;
-    footer(&o, &[
-        pruning(&o),
-        format!(
-            "merge: {} rows in {} files (inserts, updates, deletes) merged by key into {} rows",
-            o.rows_in_files,
-            o.files_read,
-            got.len()
-        ),
-    ]);
+    expect(
+        "merge-on-read count",
+        (got.len(), got_shipped),
+        (live, shipped),
+    )?;
+    footer(
+        &o,
+        &[
+            pruning(&o),
+            format!(
+                "merge: {} rows in {} files (inserts, updates, deletes) merged by key into {} rows",
+                o.rows_in_files,
+                o.files_read,
+                got.len()
+            ),
+        ],
+    );
 
     let refunds: Vec<i64> = model
         .events
@@ -247,7 +283,11 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
         got.extend(ids.values().iter().copied());
     }
     got.sort_unstable();
-    println!("   → {} refunds (ids {:?} …)", got.len(), &got[..got.len().min(4)]);
+    println!(
+        "   → {} refunds (ids {:?} …)",
+        got.len(),
+        &got[..got.len().min(4)]
+    );
     expect("append query", &got, &refunds)?;
     let r = &o.read;
     footer(&o, &[
@@ -271,7 +311,11 @@ pub async fn run_all(orders_t: &Table, events: &Table, model: &Model) -> Result<
     let o = run(orders_t, Some(&sql), Some(1), &dv_off).await?;
     let got = orders(&o)?;
     got.iter().for_each(|(id, r)| show_order(*id, r));
-    expect("time travel", got, old.map(|w| vec![(key, w)]).unwrap_or_default())?;
+    expect(
+        "time travel",
+        got,
+        old.map(|w| vec![(key, w)]).unwrap_or_default(),
+    )?;
     footer(&o, &[pruning(&o)]);
     Ok(())
 }

@@ -106,7 +106,14 @@ async fn build_orders(catalog: &FileSystemCatalog, rows: u64) -> Result<(Table, 
             o.amount += 10.0;
         }
     }
-    commit(&table, "update 10% (shipped)", &updates, &latest, RowKind::UpdateAfter).await?;
+    commit(
+        &table,
+        "update 10% (shipped)",
+        &updates,
+        &latest,
+        RowKind::UpdateAfter,
+    )
+    .await?;
     let deletes: Vec<i64> = (0..n).filter(|i| i % 50 == 7).collect();
     commit(&table, "delete 2%", &deletes, &latest, RowKind::Delete).await?;
     for &i in &deletes {
@@ -114,7 +121,11 @@ async fn build_orders(catalog: &FileSystemCatalog, rows: u64) -> Result<(Table, 
             *o = None;
         }
     }
-    let before_compaction = table.snapshot_manager().latest_snapshot_id().await?.unwrap_or(0);
+    let before_compaction = table
+        .snapshot_manager()
+        .latest_snapshot_id()
+        .await?
+        .unwrap_or(0);
     let changes = [
         SchemaChange::set_option("deletion-vectors.enabled", "true"),
         SchemaChange::set_option("pk-btree.index.columns", "customer"),
@@ -158,10 +169,18 @@ async fn commit(
             .collect();
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int64Array::from(chunk.to_vec())),
-            Arc::new(StringArray::from_iter_values(chunk.iter().map(|&i| day_of(i)))),
-            Arc::new(Int64Array::from_iter_values(orders.iter().map(|o| o.customer))),
-            Arc::new(StringArray::from_iter_values(orders.iter().map(|o| o.status))),
-            Arc::new(Float64Array::from_iter_values(orders.iter().map(|o| o.amount))),
+            Arc::new(StringArray::from_iter_values(
+                chunk.iter().map(|&i| day_of(i)),
+            )),
+            Arc::new(Int64Array::from_iter_values(
+                orders.iter().map(|o| o.customer),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                orders.iter().map(|o| o.status),
+            )),
+            Arc::new(Float64Array::from_iter_values(
+                orders.iter().map(|o| o.amount),
+            )),
         ];
         let batch = RecordBatch::try_from_iter(
             ["order_id", "dt", "customer", "status", "amount"]
@@ -169,14 +188,20 @@ async fn commit(
                 .zip(columns),
         )
         .map_err(|e| Error::internal(format!("demo batch: {e}")))?;
-        write.write_with_kinds(&batch, &vec![kind; chunk.len()]).await?;
+        write
+            .write_with_kinds(&batch, &vec![kind; chunk.len()])
+            .await?;
     }
     let messages = write.prepare_commit().await?;
     table
         .new_commit()
         .commit_messages(&messages, write.commit_user())
         .await?;
-    let id = table.snapshot_manager().latest_snapshot_id().await?.unwrap_or(0);
+    let id = table
+        .snapshot_manager()
+        .latest_snapshot_id()
+        .await?
+        .unwrap_or(0);
     println!(
         "  commit {id}: {what}: {} rows ({:.2} s)",
         ids.len(),
@@ -191,7 +216,9 @@ async fn build_events(
 ) -> Result<(Table, Vec<(i64, &'static str)>)> {
     let id = Identifier::parse("demo.events")?;
     let schema = Schema::builder()
-        .columns(parse_fields("id BIGINT NOT NULL, kind STRING, amount DOUBLE")?)
+        .columns(parse_fields(
+            "id BIGINT NOT NULL, kind STRING, amount DOUBLE",
+        )?)
         .option("file-index.bitmap.columns", "kind")
         .build()?;
     let table = catalog.create_table(&id, schema, false).await?;
@@ -218,7 +245,9 @@ async fn build_events(
         let columns: Vec<ArrayRef> = vec![
             Arc::new(Int64Array::from(ids.clone())),
             Arc::new(StringArray::from_iter_values(kinds.iter().copied())),
-            Arc::new(Float64Array::from_iter_values(ids.iter().map(|i| (i % 100) as f64))),
+            Arc::new(Float64Array::from_iter_values(
+                ids.iter().map(|i| (i % 100) as f64),
+            )),
         ];
         let batch = RecordBatch::try_from_iter(["id", "kind", "amount"].into_iter().zip(columns))
             .map_err(|e| Error::internal(format!("demo batch: {e}")))?;

@@ -191,7 +191,8 @@ mod tests {
     use crate::test_util::hex;
 
     fn int_writer(version: u8, rows: &[Option<i64>]) -> Vec<u8> {
-        let mut w = BitmapIndexWriter::new(KeyType::I32, version, DEFAULT_INDEX_BLOCK_SIZE).unwrap();
+        let mut w =
+            BitmapIndexWriter::new(KeyType::I32, version, DEFAULT_INDEX_BLOCK_SIZE).unwrap();
         rows.iter().for_each(|r| w.write(r.map(Key::Long)));
         w.finish()
     }
@@ -203,7 +204,11 @@ mod tests {
             int_writer(2, &[Some(1), Some(1)]),
             hex("02 00000002 00000001 00 00000001 00000001 00000000 00000010 00000001 00000001 00000000 00000014 3a300000 01000000 0000 0100 10000000 0000 0100")
         );
-        let pk0 = [1, 1, 0, 0, 1, 1, 0].map(Some).into_iter().chain([None]).collect::<Vec<_>>();
+        let pk0 = [1, 1, 0, 0, 1, 1, 0]
+            .map(Some)
+            .into_iter()
+            .chain([None])
+            .collect::<Vec<_>>();
         assert_eq!(
             int_writer(2, &pk0),
             hex("02 00000008 00000002 01 fffffff8 00000012 00000001 00000000 00000000 0000001c 00000002 00000000 00000000 00000016 00000001 00000016 00000018 3a300000 01000000 0000 0200 10000000 0200 0300 0600 3a300000 01000000 0000 0300 10000000 0000 0100 0400 0500")
@@ -227,6 +232,9 @@ mod tests {
         let rows = idx.rows_of(&Key::Bytes(b"v007".to_vec())).unwrap();
         assert_eq!(rows.iter().collect::<Vec<_>>(), vec![7, 57, 107, 157]);
         let nulls = idx.null_rows().unwrap();
-        assert_eq!(nulls.iter().collect::<Vec<_>>(), vec![5, 42, 79, 116, 153, 190]);
+        assert_eq!(
+            nulls.iter().collect::<Vec<_>>(),
+            vec![5, 42, 79, 116, 153, 190]
+        );
     }
 }

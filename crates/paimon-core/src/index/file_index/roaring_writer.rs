@@ -49,7 +49,9 @@ impl Container {
 
     fn write(&self, out: &mut Vec<u8>) {
         match self {
-            Container::Array(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Container::Array(v) => v
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
             Container::Bitmap(v) => {
                 let mut words = [0u64; 1024];
                 for &x in v {
@@ -144,7 +146,10 @@ mod tests {
     #[test]
     fn java_golden_images() {
         // Empty (spec §3.3), arrays under 0x303A (PK0 f2), a run container (C:bsi {0..5, 7}).
-        assert_eq!(serialize_java(&RoaringBitmap::new()), hex("3a300000 00000000"));
+        assert_eq!(
+            serialize_java(&RoaringBitmap::new()),
+            hex("3a300000 00000000")
+        );
         let arr: RoaringBitmap = [2u32, 3, 6].into_iter().collect();
         assert_eq!(
             serialize_java(&arr),

@@ -112,10 +112,7 @@ impl FileIndexWriter {
             let mine: Vec<usize> = (0..self.specs.len())
                 .filter(|&i| self.specs.get(i).is_some_and(|s| s.column == *c))
                 .collect();
-            let type_hashes: Vec<i32> = mine
-                .iter()
-                .map(|&i| self.spec_type_hash(i))
-                .collect();
+            let type_hashes: Vec<i32> = mine.iter().map(|&i| self.spec_type_hash(i)).collect();
             for i in pick(&mine, &hash_map_order(&type_hashes)) {
                 let kind = self.specs.get(i).map_or("", |s| s.kind.name());
                 match by_type.iter_mut().find(|(t, _)| *t == kind) {
@@ -159,7 +156,10 @@ impl FileIndexWriter {
 }
 
 fn pick<T: Clone>(items: &[T], order: &[usize]) -> Vec<T> {
-    order.iter().filter_map(|&i| items.get(i).cloned()).collect()
+    order
+        .iter()
+        .filter_map(|&i| items.get(i).cloned())
+        .collect()
 }
 
 fn column_writer(spec: &ColumnIndexSpec) -> Result<ColumnWriter> {
@@ -316,7 +316,10 @@ mod tests {
             writers: Vec::new(),
         };
         let order = w.java_order();
-        assert_eq!(order.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["f0", "f1"]);
+        assert_eq!(
+            order.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(),
+            ["f0", "f1"]
+        );
         assert_eq!(order.get(1).map(|(_, v)| v.clone()), Some(vec![2, 1, 0]));
     }
 }

@@ -140,13 +140,22 @@ mod tests {
             .iter()
             .map(|c| (c.index_type.as_str(), c.column.as_str(), c.options.len()))
             .collect();
-        assert_eq!(cols, [("bitmap", "a", 0), ("bitmap", "b", 0), ("bloom-filter", "a", 1)]);
+        assert_eq!(
+            cols,
+            [
+                ("bitmap", "a", 0),
+                ("bitmap", "b", 0),
+                ("bloom-filter", "a", 1)
+            ]
+        );
         assert_eq!(FileIndexOptions::default().in_manifest_threshold, 500);
     }
 
     #[test]
     fn java_rejections_are_kept_not_raised() {
-        assert!(parse(&[("file-index.bitmap.columns", "a,,b")]).invalid.is_some());
+        assert!(parse(&[("file-index.bitmap.columns", "a,,b")])
+            .invalid
+            .is_some());
         let o = parse(&[("file-index.bitmap.x.version", "1")]);
         assert!(o.invalid.unwrap().contains("not declared"));
     }
