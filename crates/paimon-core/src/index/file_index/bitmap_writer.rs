@@ -10,7 +10,7 @@
 use indexmap::IndexMap;
 use roaring::RoaringBitmap;
 
-use super::java_order::{hash_map_order, key_hash};
+use super::java_order::{key_hash, JavaHashMap};
 use super::key::{Key, KeyType};
 use super::roaring_writer::serialize_java;
 use crate::{Error, Result};
@@ -27,6 +27,8 @@ pub struct BitmapIndexWriter {
     rows: u32,
     /// Value bytes (as stored) → (key, rows), in first-seen order.
     values: IndexMap<Vec<u8>, (Key, RoaringBitmap)>,
+    /// Java's `id2bitmap` (`computeIfAbsent` per non-null row), for its iteration order.
+    java_map: JavaHashMap,
     nulls: RoaringBitmap,
 }
 
@@ -44,6 +46,7 @@ impl BitmapIndexWriter {
             block_size,
             rows: 0,
             values: IndexMap::new(),
+            java_map: JavaHashMap::default(),
             nulls: RoaringBitmap::new(),
         })
     }
@@ -59,22 +62,22 @@ impl BitmapIndexWriter {
             Some(key) => {
                 let mut bytes = Vec::new();
                 write_key(&mut bytes, &key, self.key_type);
-                self.values
-                    .entry(bytes)
+                let index = self.values.len();
+                let hash = key_hash(&key, self.key_type);
+                let entry = self.values.entry(bytes);
+                let new = matches!(entry, indexmap::map::Entry::Vacant(_));
+                entry
                     .or_insert_with(|| (key, RoaringBitmap::new()))
                     .1
                     .insert(row);
+                self.java_map
+                    .compute_if_absent(new.then_some((index, hash)));
             }
         }
     }
 
     /// The serialized payload.
     pub fn finish(&self) -> Vec<u8> {
-        let hashes: Vec<i32> = self
-            .values
-            .values()
-            .map(|(k, _)| key_hash(k, self.key_type))
-            .collect();
         let null_bytes = serialize_java(&self.nulls);
         let mut next = if self.nulls.len() <= 1 {
             0
@@ -84,7 +87,7 @@ impl BitmapIndexWriter {
         // (stored key, offset, length) per value in HashMap order, and the bodies.
         let mut entries: Vec<(&[u8], &Key, i32, i32)> = Vec::with_capacity(self.values.len());
         let mut bodies = Vec::new();
-        for i in hash_map_order(&hashes) {
+        for i in self.java_map.order() {
             let Some((bytes, (key, rows))) = self.values.get_index(i) else {
                 continue;
             };

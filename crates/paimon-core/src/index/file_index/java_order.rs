@@ -2,32 +2,121 @@
 //! writers put columns, index types and bitmaps (`FileIndexFormat.Writer`,
 //! `DataFileIndexWriter`, `BitmapFileIndex.Writer` all iterate `HashMap`s, Paimon 2.0).
 //!
-//! A `HashMap` created with the default capacity (16, load factor 0.75) and filled with `n`
-//! keys ends with the smallest power-of-two table of at least 16 slots holding `n` under the
-//! load factor. It iterates slot by slot; a slot is `spread(h) & (capacity - 1)` with
-//! `spread(h) = h ^ (h >>> 16)`, and keys sharing a slot come in insertion order (resizing
-//! splits a slot's list without reordering it).
+//! [`JavaHashMap`] replays the insertions into a `HashMap` created with the default capacity
+//! (16, load factor 0.75) and yields its iteration order: slot by slot, a slot being
+//! `spread(h) & (capacity - 1)` with `spread(h) = h ^ (h >>> 16)`; within a slot `put` appends
+//! while `computeIfAbsent` prepends the new key (`tab[i] = newNode(hash, key, v, first)`);
+//! `put` resizes after an insertion that passes the threshold, `computeIfAbsent` before any
+//! call made while past it; a resize splits each slot's list without reordering it.
 //!
-//! Divergence: a slot holding more than 8 keys in a table of 64 slots or more becomes a tree
-//! whose iteration order can differ; that takes 9 colliding keys and is not modelled.
+//! Divergences: a slot holding more than 8 keys in a table of 64 slots or more becomes a tree
+//! whose iteration order can differ (9 colliding keys; not modelled). Where Java builds a map
+//! by iterating another one keyed by all table options (`FileIndexOptions`), the insertion
+//! order is approximated by option key order; it only matters for colliding column names.
 
 use super::key::{Key, KeyType};
 
-/// The positions of keys with Java hash codes `hashes` (in insertion order) in the iteration
-/// order of a `HashMap` holding them.
-pub fn hash_map_order(hashes: &[i32]) -> Vec<usize> {
-    let mut capacity = 16usize;
-    while hashes.len() > capacity / 4 * 3 {
-        capacity *= 2;
+/// A replay of a Java `HashMap`'s insertions (ids and their Java hash codes).
+#[derive(Debug, Clone)]
+pub struct JavaHashMap {
+    capacity: usize,
+    size: usize,
+    /// Per slot, (id, hash) in list order.
+    slots: Vec<Vec<(usize, i32)>>,
+}
+
+impl Default for JavaHashMap {
+    fn default() -> Self {
+        JavaHashMap {
+            capacity: 16,
+            size: 0,
+            slots: vec![Vec::new(); 16],
+        }
     }
-    let slot = |h: i32| {
+}
+
+impl JavaHashMap {
+    fn slot(&self, h: i32) -> usize {
         let h = h as u32;
-        ((h ^ (h >> 16)) as usize) & (capacity - 1)
-    };
-    let mut order: Vec<usize> = (0..hashes.len()).collect();
-    // Stable: keys of one slot keep their insertion order.
-    order.sort_by_key(|&i| hashes.get(i).map_or(0, |&h| slot(h)));
-    order
+        ((h ^ (h >> 16)) as usize) & (self.capacity - 1)
+    }
+
+    fn resize(&mut self) {
+        self.capacity *= 2;
+        let old = std::mem::replace(&mut self.slots, vec![Vec::new(); self.capacity]);
+        for (id, h) in old.into_iter().flatten() {
+            let i = self.slot(h);
+            if let Some(s) = self.slots.get_mut(i) {
+                s.push((id, h));
+            }
+        }
+    }
+
+    fn past_threshold(&self) -> bool {
+        self.size > self.capacity / 4 * 3
+    }
+
+    /// `put` of a key not yet in the map.
+    pub fn put_new(&mut self, id: usize, hash: i32) {
+        let i = self.slot(hash);
+        let mut before = 0;
+        if let Some(s) = self.slots.get_mut(i) {
+            before = s.len();
+            s.push((id, hash));
+        }
+        // `treeifyBin` on a small table resizes instead.
+        if before >= 8 && self.capacity < 64 {
+            self.resize();
+        }
+        self.size += 1;
+        if self.past_threshold() {
+            self.resize();
+        }
+    }
+
+    /// `computeIfAbsent`: `new` is the key when absent, `None` when already present.
+    pub fn compute_if_absent(&mut self, new: Option<(usize, i32)>) {
+        if self.past_threshold() {
+            self.resize();
+        }
+        if let Some((id, hash)) = new {
+            let i = self.slot(hash);
+            let mut before = 0;
+            if let Some(s) = self.slots.get_mut(i) {
+                before = s.len();
+                s.insert(0, (id, hash));
+            }
+            if before >= 7 && self.capacity < 64 {
+                self.resize();
+            }
+            self.size += 1;
+        }
+    }
+
+    /// The ids in iteration order.
+    pub fn order(&self) -> Vec<usize> {
+        self.slots.iter().flatten().map(|(id, _)| *id).collect()
+    }
+}
+
+/// The iteration order of a map filled by `put` of keys with `hashes` (in that order).
+pub fn hash_map_order(hashes: &[i32]) -> Vec<usize> {
+    let mut m = JavaHashMap::default();
+    hashes
+        .iter()
+        .enumerate()
+        .for_each(|(i, &h)| m.put_new(i, h));
+    m.order()
+}
+
+/// The iteration order of a map filled by `computeIfAbsent` of new keys with `hashes`.
+pub fn compute_order(hashes: &[i32]) -> Vec<usize> {
+    let mut m = JavaHashMap::default();
+    hashes
+        .iter()
+        .enumerate()
+        .for_each(|(i, &h)| m.compute_if_absent(Some((i, h))));
+    m.order()
 }
 
 /// Java `String#hashCode` (over UTF-16 code units).
@@ -121,6 +210,19 @@ mod tests {
         let order = hash_map_order(&keys);
         assert_eq!(order.last(), Some(&12));
         assert_eq!(hash_map_order(&[-1]), vec![0]);
+        // computeIfAbsent prepends within a slot.
+        assert_eq!(compute_order(&[16, 0]), vec![1, 0]);
+        // ... and resizes only at the next call once past the threshold.
+        let mut m = JavaHashMap::default();
+        let h = |i: usize| (i % 6 + 16 * (i / 6)) as i32;
+        (0..13).for_each(|i| m.compute_if_absent(Some((i, h(i)))));
+        assert_eq!(m.order(), vec![12, 6, 0, 7, 1, 8, 2, 9, 3, 10, 4, 11, 5]);
+        m.compute_if_absent(None);
+        assert_eq!(m.order(), vec![12, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        // Eight keys in one slot of a small table resize it (treeifyBin).
+        let mut m = JavaHashMap::default();
+        (0..8).for_each(|i| m.compute_if_absent(Some((i, i as i32 * 64))));
+        assert_eq!(m.capacity, 32);
     }
 
     #[test]

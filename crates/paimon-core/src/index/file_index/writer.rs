@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 
 use super::bitmap_writer::{BitmapIndexWriter, DEFAULT_INDEX_BLOCK_SIZE};
 use super::bloom::{wang, xx64};
-use super::java_order::{column_option_hash, hash_map_order, string_hash};
+use super::java_order::{
+    column_option_hash, compute_order, hash_map_order, string_hash, JavaHashMap,
+};
 use super::key::{canonical_f32, canonical_f64, Key, KeyType};
 use super::IndexKind;
 use crate::spec::options::MemorySize;
@@ -95,9 +97,15 @@ impl FileIndexWriter {
         super::format::encode(&columns)
     }
 
-    /// Columns and, per column, spec positions in the order Java's `HashMap`s iterate them.
+    /// Columns and, per column, spec positions in the order Java's `HashMap`s iterate them
+    /// (`FileIndexOptions` → `DataFileIndexWriter` maintainers → `serializeMaintainers` →
+    /// `FileIndexFormat.Writer`'s `bodyInfo`).
     fn java_order(&self) -> Vec<(String, Vec<usize>)> {
-        // FileIndexOptions: columns (by `Column` hash), then each column's types.
+        let spec = |i: usize| self.specs.get(i);
+        let column_of = |i: usize| spec(i).map_or("", |s| s.column.as_str());
+        let type_hash = |i: usize| spec(i).map_or(0, |s| string_hash(s.kind.name()));
+        let column_hash = |i: usize| string_hash(column_of(i));
+        // FileIndexOptions: computeIfAbsent(Column), then computeIfAbsent(type) per column.
         let mut columns: Vec<&str> = Vec::new();
         for s in &self.specs {
             if !columns.contains(&s.column.as_str()) {
@@ -105,53 +113,54 @@ impl FileIndexWriter {
             }
         }
         let hashes: Vec<i32> = columns.iter().map(|c| column_option_hash(c)).collect();
-        let columns: Vec<&str> = pick(&columns, &hash_map_order(&hashes));
-        // DataFileIndexWriter: maintainers by type, then by column, in insertion order.
+        let columns = pick(&columns, &compute_order(&hashes));
         let mut by_type: Vec<(&str, Vec<usize>)> = Vec::new();
+        let mut type_map = JavaHashMap::default();
         for c in &columns {
             let mine: Vec<usize> = (0..self.specs.len())
-                .filter(|&i| self.specs.get(i).is_some_and(|s| s.column == *c))
+                .filter(|&i| column_of(i) == *c)
                 .collect();
-            let type_hashes: Vec<i32> = mine.iter().map(|&i| self.spec_type_hash(i)).collect();
-            for i in pick(&mine, &hash_map_order(&type_hashes)) {
-                let kind = self.specs.get(i).map_or("", |s| s.kind.name());
-                match by_type.iter_mut().find(|(t, _)| *t == kind) {
+            let hashes: Vec<i32> = mine.iter().map(|&i| type_hash(i)).collect();
+            // DataFileIndexWriter: indexMaintainers.computeIfAbsent(type).put(column).
+            for i in pick(&mine, &compute_order(&hashes)) {
+                let kind = spec(i).map_or("", |s| s.kind.name());
+                let found = by_type.iter().position(|(t, _)| *t == kind);
+                type_map.compute_if_absent(found.is_none().then(|| (by_type.len(), type_hash(i))));
+                match found.and_then(|p| by_type.get_mut(p)) {
                     Some((_, v)) => v.push(i),
                     None => by_type.push((kind, vec![i])),
                 }
             }
         }
-        let type_hashes: Vec<i32> = by_type.iter().map(|(t, _)| string_hash(t)).collect();
-        // serializeMaintainers: payload map by column, then by type, in insertion order.
+        // serializeMaintainers: indexMaps.computeIfAbsent(column).put(type).
         let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-        for t in hash_map_order(&type_hashes) {
+        let mut column_map = JavaHashMap::default();
+        for t in type_map.order() {
             let Some((_, specs)) = by_type.get(t) else {
                 continue;
             };
-            let col_hashes: Vec<i32> = specs.iter().map(|&i| self.spec_column_hash(i)).collect();
-            for i in pick(specs, &hash_map_order(&col_hashes)) {
-                let column = self.specs.get(i).map_or("", |s| s.column.as_str());
-                match out.iter_mut().find(|(c, _)| c == column) {
+            let hashes: Vec<i32> = specs.iter().map(|&i| column_hash(i)).collect();
+            for i in pick(specs, &hash_map_order(&hashes)) {
+                let found = out.iter().position(|(c, _)| c == column_of(i));
+                column_map.compute_if_absent(found.is_none().then(|| (out.len(), column_hash(i))));
+                match found.and_then(|p| out.get_mut(p)) {
                     Some((_, v)) => v.push(i),
-                    None => out.push((column.to_string(), vec![i])),
+                    None => out.push((column_of(i).to_string(), vec![i])),
                 }
             }
         }
-        let col_hashes: Vec<i32> = out.iter().map(|(c, _)| string_hash(c)).collect();
-        let mut ordered = pick(&out, &hash_map_order(&col_hashes));
+        // FileIndexFormat.Writer: bodyInfo.computeIfAbsent(column) in indexMaps order, then
+        // put(type) in each column's order.
+        let in_maps = pick(&out, &column_map.order());
+        let hashes: Vec<i32> = in_maps.iter().map(|(c, _)| string_hash(c)).collect();
+        let mut ordered = pick(&in_maps, &compute_order(&hashes));
         for (_, specs) in &mut ordered {
-            let hashes: Vec<i32> = specs.iter().map(|&i| self.spec_type_hash(i)).collect();
-            *specs = pick(specs, &hash_map_order(&hashes));
+            let hashes: Vec<i32> = specs.iter().map(|&i| type_hash(i)).collect();
+            let inner = pick(specs, &hash_map_order(&hashes));
+            let hashes: Vec<i32> = inner.iter().map(|&i| type_hash(i)).collect();
+            *specs = pick(&inner, &hash_map_order(&hashes));
         }
         ordered
-    }
-
-    fn spec_type_hash(&self, i: usize) -> i32 {
-        self.specs.get(i).map_or(0, |s| string_hash(s.kind.name()))
-    }
-
-    fn spec_column_hash(&self, i: usize) -> i32 {
-        self.specs.get(i).map_or(0, |s| string_hash(&s.column))
     }
 }
 
