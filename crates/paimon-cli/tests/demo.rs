@@ -20,7 +20,7 @@ fn demo_runs_and_every_answer_matches_its_model() {
     assert!(text.contains("all 5 answers match the model"), "{text}");
     // The mechanisms the queries explain fired.
     for needle in [
-        "(1 bucket(s) kept)",
+        "by bucket (1 bucket(s) kept)",
         "files narrowed to",
         "merged by key into",
         "7 of 8 files pruned at planning",

@@ -71,10 +71,6 @@ async fn run(
     })
 }
 
-fn count(o: &Outcome) -> usize {
-    o.rows.iter().map(RecordBatch::num_rows).sum()
-}
-
 fn column<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a dyn Array> {
     b.column_by_name(name)
         .map(|c| c.as_ref())
@@ -146,16 +142,27 @@ fn footer(o: &Outcome, lines: &[String]) {
 
 fn pruning(o: &Outcome) -> String {
     let m = &o.plan;
-    format!(
-        "plan: {} live files → {} read; skipped by partition {}, by bucket {} ({} bucket(s) kept), by level {}, by stats {}, by file index {}",
-        m.live_files,
-        o.files_read,
-        m.files_skipped_by_partition,
+    let mut rules = Vec::new();
+    let mut rule = |n: u64, what: String| {
+        if n > 0 {
+            rules.push(format!("{n} by {what}"));
+        }
+    };
+    rule(m.files_skipped_by_partition, "partition".into());
+    rule(
         m.files_skipped_by_bucket,
-        m.buckets_selected,
-        m.files_skipped_by_level,
-        m.files_skipped_by_stats,
-        m.file_index.files_skipped
+        format!("bucket ({} bucket(s) kept)", m.buckets_selected),
+    );
+    rule(m.files_skipped_by_level, "level".into());
+    rule(m.files_skipped_by_stats, "statistics".into());
+    rule(m.file_index.files_skipped, "file index".into());
+    let skipped = match rules.is_empty() {
+        true => "nothing skipped".to_string(),
+        false => format!("skipped {}", rules.join(", ")),
+    };
+    format!(
+        "plan: {} file(s) in {} split(s) to read; {skipped}",
+        o.files_read, m.splits
     )
 }
 

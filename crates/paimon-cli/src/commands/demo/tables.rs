@@ -137,7 +137,7 @@ async fn build_orders(catalog: &FileSystemCatalog, rows: u64) -> Result<(Table, 
     let report = table.compact().full(true).execute().await?;
     let files: usize = report.buckets.iter().map(|b| b.files_after).sum();
     println!(
-        "  compact: {} buckets rewritten into {files} top-level files with pk-btree payloads (snapshot {}, {:.2} s)",
+        "  compact: {} (partition, bucket)s rewritten into {files} top-level files with pk-btree payloads (snapshot {}, {:.2} s)",
         report.buckets.len(),
         report.snapshot_id.unwrap_or(0),
         started.elapsed().as_secs_f64()
