@@ -119,10 +119,11 @@ async fn new_table(name: &str, columns: &str, pk: &[&str], options: &[(&str, &st
 }
 
 fn batch(ids: Vec<i64>, kinds: Vec<Option<&str>>, k: Vec<i32>) -> RecordBatch {
-    RecordBatch::try_from_iter([
-        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
-        ("kind", Arc::new(StringArray::from(kinds)) as ArrayRef),
-        ("k", Arc::new(Int32Array::from(k)) as ArrayRef),
+    // Nullable fields in every batch (the expectation file for pypaimon has one schema).
+    RecordBatch::try_from_iter_with_nullable([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef, false),
+        ("kind", Arc::new(StringArray::from(kinds)) as ArrayRef, true),
+        ("k", Arc::new(Int32Array::from(k)) as ArrayRef, true),
     ])
     .unwrap()
 }
