@@ -27,6 +27,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Build a demo warehouse (append + primary-key tables) and run explained queries on it.
+    Demo(commands::demo::Args),
     /// List the databases and tables of a warehouse.
     Tables(commands::tables::Args),
     /// Print a table's latest schema, keys and options.
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match cli.command {
+            Command::Demo(a) => commands::demo::run(a).await,
             Command::Tables(a) => commands::tables::run(a).await,
             Command::Schema(a) => commands::schema::run(a).await,
             Command::Snapshots(a) => commands::snapshots::run(a).await,

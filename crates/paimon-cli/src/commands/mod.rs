@@ -8,6 +8,7 @@ pub mod bench_write;
 pub mod compact;
 pub mod create;
 pub mod database;
+pub mod demo;
 pub mod drop;
 pub mod expire;
 pub mod index;

@@ -17,6 +17,7 @@ mod commit;
 mod duration;
 mod enums;
 mod fields;
+mod file_index;
 mod known_keys;
 mod memory_size;
 mod pk_index;
@@ -44,6 +45,7 @@ pub use enums::{
     StartupMode, StatsMode,
 };
 pub use fields::{FieldOptions, SequenceGroup};
+pub use file_index::{FileIndexColumn, FileIndexOptions, FILE_INDEX_IN_MANIFEST_THRESHOLD};
 pub use memory_size::MemorySize;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
 pub use retention::Retention;
@@ -345,6 +347,8 @@ pub struct TableOptions {
     pub file_compression_zstd_level: i32,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
+    /// The `file-index.*` write options (columns, per-index options, in-manifest threshold).
+    pub file_index: FileIndexOptions,
     /// Every key not parsed into a field above (known untyped options, format options,
     /// unknown keys), verbatim; `fields.*` keys stay here too, besides [`Self::per_field`].
     pub extra: BTreeMap<String, String>,
@@ -404,6 +408,7 @@ impl TableOptions {
             .collect();
         options.extra = extra;
         options.per_field = FieldOptions::from_map(&map);
+        options.file_index = FileIndexOptions::from_map(&map);
         options.validate_options(r.kind())?;
         pk_index::validate_columns(
             &options.pk_btree_index_columns,
@@ -493,6 +498,7 @@ impl TableOptions {
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
             per_field: FieldOptions::default(),
+            file_index: FileIndexOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),
         })

@@ -6,6 +6,10 @@
 //! first row (never empty) and rolled when the file reaches `target-file-size`, checked every
 //! [`ROLL_CHECK_ROWS`] rows as Java does. Closing a file writes it through `FileIO` and builds
 //! its [`DataFileMeta`] (Java `DataFileMeta#forAppend` / `KeyValueDataFileWriter#result`).
+//! With `file-index.*` columns, each file's index container is built from the same rows and,
+//! at close, embedded in the meta when it is at most `file-index.in-manifest-threshold`
+//! bytes, else written beside the file as `<file>.index` and listed in `extra_files` (Java
+//! `DataFileIndexWriter#close`).
 
 use std::sync::Arc;
 
@@ -18,9 +22,11 @@ use bytes::Bytes;
 
 use super::avro::AvroWriter;
 use super::datum::datum_at;
+use super::file_index::IndexPlan;
 use super::orc::OrcWriter;
 use super::parquet::ParquetWriter;
 use super::stats::StatsCollector;
+use crate::index::file_index::writer::FileIndexWriter;
 use crate::io::{join, FileIO};
 use crate::mergetree::merge_function::is_retract;
 use crate::spec::binary_row::BinaryRow;
@@ -66,6 +72,8 @@ pub(crate) struct FileSpec {
     pub key: Option<KeyColumns>,
     /// `target-file-size` in bytes.
     pub target_size: u64,
+    /// The data-file indexes to build (`None`: no `file-index.*` columns).
+    pub file_index: Option<IndexPlan>,
 }
 
 impl FileSpec {
@@ -122,6 +130,7 @@ struct OpenFile {
     min_seq: i64,
     max_seq: i64,
     deletes: i64,
+    index: Option<FileIndexWriter>,
 }
 
 /// The rolling data files of one (partition, bucket).
@@ -191,6 +200,12 @@ impl RollingWriter {
             min_seq: i64::MAX,
             max_seq: i64::MIN,
             deletes: 0,
+            index: self
+                .spec
+                .file_index
+                .as_ref()
+                .map(IndexPlan::writer)
+                .transpose()?,
         })
     }
 
@@ -219,6 +234,9 @@ impl RollingWriter {
         let rows = slice.num_rows() as i64;
         file.writer.write(slice)?;
         file.value_stats.update(slice)?;
+        if let (Some(plan), Some(w)) = (&self.spec.file_index, &mut file.index) {
+            plan.update(w, slice)?;
+        }
         match &self.spec.key {
             None => {
                 file.min_seq = file.min_seq.min(self.next_seq);
@@ -250,11 +268,13 @@ impl RollingWriter {
         Ok(())
     }
 
-    async fn close(&mut self, file: OpenFile) -> Result<()> {
+    async fn close(&mut self, mut file: OpenFile) -> Result<()> {
+        let index = file.index.take();
         let bytes = file.writer.finish()?;
         let size = bytes.len() as i64;
         let path = join(&self.dir, &file.name);
         self.spec.io.write(&path, Bytes::from(bytes)).await?;
+        let (extra_files, embedded_index) = self.write_index(&file.name, index.as_ref()).await?;
         let empty = BinaryRow::empty().serialize();
         let empty_stats = SimpleStats {
             min_values: empty.clone(),
@@ -281,10 +301,10 @@ impl RollingWriter {
             max_sequence_number: file.max_seq,
             schema_id: self.spec.schema_id,
             level: 0,
-            extra_files: Vec::new(),
+            extra_files,
             creation_time: Some(local_now_millis()),
             delete_row_count: Some(file.deletes),
-            embedded_index: None,
+            embedded_index,
             file_source: Some(0),
             value_stats_cols: file.value_stats.stats_cols(),
             external_path: None,
@@ -292,6 +312,28 @@ impl RollingWriter {
             write_cols: None,
         });
         Ok(())
+    }
+
+    /// The file's index container: embedded when small enough, else written as
+    /// `<file>.index` beside it; returns (`extra_files`, `embedded_index`).
+    async fn write_index(
+        &self,
+        file_name: &str,
+        index: Option<&FileIndexWriter>,
+    ) -> Result<(Vec<String>, Option<Vec<u8>>)> {
+        let (Some(plan), Some(w)) = (&self.spec.file_index, index) else {
+            return Ok((Vec::new(), None));
+        };
+        let bytes = w.finish()?;
+        if bytes.len() as u64 <= plan.threshold {
+            return Ok((Vec::new(), Some(bytes)));
+        }
+        let name = format!("{file_name}.index");
+        self.spec
+            .io
+            .write(&join(&self.dir, &name), Bytes::from(bytes))
+            .await?;
+        Ok((vec![name], None))
     }
 
     /// Closes the open file (the next row starts a new one).

@@ -5,7 +5,8 @@
 //! `table.new_write()` ([`WriteBuilder`]) → [`TableWrite`]: `write` checks each batch against
 //! the table (`conform`), routes its rows to (partition, bucket) writers (`route`), and each
 //! writer turns rows into rolling Parquet, ORC or Avro files (`file_writer`, `parquet`, `orc`, `avro`) with Java's names,
-//! statistics (`stats`) and `DataFileMeta`. Append tables write rows in arrival order with one
+//! statistics (`stats`), data-file indexes (`file_index`: `file-index.*` bitmap and bloom-filter
+//! columns, embedded or `<file>.index`) and `DataFileMeta`. Append tables write rows in arrival order with one
 //! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
 //! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
 //! (`restore`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
@@ -26,6 +27,7 @@ mod avro;
 mod builder;
 mod conform;
 mod datum;
+pub(crate) mod file_index;
 pub(crate) mod file_writer;
 pub(crate) mod kv_layout;
 mod kv_merge;
@@ -40,5 +42,6 @@ mod support;
 mod table_write;
 
 pub use builder::WriteBuilder;
+pub use file_index::file_index_container;
 pub use row_kind::RowKind;
 pub use table_write::TableWrite;

@@ -9,6 +9,7 @@ use arrow_schema::SchemaRef;
 use arrow_select::take::take;
 
 use super::conform::conform;
+use super::file_index::IndexPlan;
 use super::file_writer::{FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
 use super::kv_merge::BufferMerge;
@@ -109,6 +110,7 @@ impl TableWrite {
             None => schema.fields.clone(),
             Some(kv) => kv.fields.clone(),
         };
+        let fields_for_index = fields.clone();
         let (file_schema, value_stats, key_stats, key) = match &kv {
             None => (
                 parquet_schema(&target, &schema.fields),
@@ -146,6 +148,7 @@ impl TableWrite {
             key_stats,
             key,
             target_size: options.target_file_size(schema.has_primary_key()).bytes(),
+            file_index: IndexPlan::new(&options, &fields_for_index)?,
         });
         let merge = match (&kv, options.merge_engine) {
             (Some(kv), MergeEngine::PartialUpdate | MergeEngine::Aggregation) => {

@@ -17,6 +17,7 @@ mod dv64;
 mod expire;
 mod fault_store;
 mod file_index;
+mod file_index_write;
 mod front_door;
 mod global_index;
 mod index_build;

@@ -1,8 +1,8 @@
 //! The file-index container (Java `FileIndexFormat`, `shared/spec/file-index.md` §2): a
 //! big-endian head mapping (column, index type) to absolute payload offsets and lengths, then
-//! the payloads.
+//! the payloads. [`encode`] writes one (Java `FileIndexFormat.Writer`).
 
-use crate::index::modified_utf8::read_utf;
+use crate::index::modified_utf8::{read_utf, write_utf};
 use crate::spec::bytes::ByteReader;
 use crate::{Error, Result};
 
@@ -129,6 +129,48 @@ impl FileIndexContainer<'static> {
             parts.push((start, bytes));
         }
     }
+}
+
+/// One column's payloads for [`encode`]: (column name, [(index type name, payload)]).
+pub type ColumnPayloads<'a> = (&'a str, Vec<(&'a str, &'a [u8])>);
+
+/// Writes a container of `columns`, in the given order (Java writes its `HashMap` order; see
+/// [`super::writer`]): the head with absolute payload offsets, then the payloads in head order.
+pub fn encode(columns: &[ColumnPayloads<'_>]) -> Result<Vec<u8>> {
+    let mut names = Vec::new();
+    let mut entries = 0usize;
+    for (column, types) in columns {
+        write_utf(&mut names, column)?;
+        for (t, _) in types {
+            write_utf(&mut names, t)?;
+            entries += 1;
+        }
+    }
+    let head_len = 8 + 4 + 4 + 4 + 8 * entries + 4 * columns.len() + 4 + names.len();
+    let to_i32 = |n: usize| {
+        i32::try_from(n).map_err(|_| Error::invalid_argument("file index larger than 2 GiB"))
+    };
+    let mut out = Vec::with_capacity(head_len);
+    out.extend_from_slice(&MAGIC.to_be_bytes());
+    out.extend_from_slice(&VERSION.to_be_bytes());
+    out.extend_from_slice(&to_i32(head_len)?.to_be_bytes());
+    out.extend_from_slice(&to_i32(columns.len())?.to_be_bytes());
+    let mut start = head_len;
+    for (column, types) in columns {
+        write_utf(&mut out, column)?;
+        out.extend_from_slice(&to_i32(types.len())?.to_be_bytes());
+        for (t, payload) in types {
+            write_utf(&mut out, t)?;
+            out.extend_from_slice(&to_i32(start)?.to_be_bytes());
+            out.extend_from_slice(&to_i32(payload.len())?.to_be_bytes());
+            start += payload.len();
+        }
+    }
+    out.extend_from_slice(&0i32.to_be_bytes()); // redundant length
+    for (_, types) in columns {
+        types.iter().for_each(|(_, p)| out.extend_from_slice(p));
+    }
+    Ok(out)
 }
 
 /// Parses the head from `bytes` (at least the head) of a container of `total` bytes.

@@ -11,13 +11,17 @@
 //! open on any error (the file is read whole).
 
 pub mod bitmap;
+pub mod bitmap_writer;
 pub mod bloom;
 pub mod bsi;
 pub mod evaluate;
 pub mod format;
+pub mod java_order;
 pub mod key;
 pub mod range_bitmap;
 pub mod result;
+pub mod roaring_writer;
+pub mod writer;
 
 pub use evaluate::{evaluate, FileIndexEvaluation};
 pub use format::FileIndexContainer;
