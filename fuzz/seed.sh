@@ -6,6 +6,11 @@ fx=../testdata/java
 mkdir -p corpus/manifest corpus/binary_row corpus/deletion_vector corpus/orc_tail
 i=0
 find "$fx" -path '*/manifest/*' -type f | head -200 | while read -r f; do cp "$f" "corpus/manifest/m$((i++))" ; done
+# The direct Avro decoder: Avro manifests and manifest lists only.
+mkdir -p corpus/manifest_direct
+find "$fx" -path '*/manifest/*' -type f | while read -r f; do
+  if [ "$(head -c 4 "$f")" = "$(printf 'Obj\001')" ]; then cp "$f" "corpus/manifest_direct/$(basename "$f")"; fi
+done
 # ORC tails (PostScript + Footer live in the last bytes of the file).
 find "$fx" -name '*.orc' -type f | head -50 | while read -r f; do i=$((i + 1)); tail -c 4096 "$f" > "corpus/orc_tail/t$i"; done
 find "$fx" -path '*/index/index-*' -type f | head -50 | while read -r f; do cp "$f" "corpus/deletion_vector/d$((i++))"; done

@@ -57,6 +57,10 @@ enum Command {
     Bench(commands::bench::Args),
     /// Time writing generated rows into a primary-key table against a plain arrow-rs write.
     BenchWrite(commands::bench_write::Args),
+    /// Write a primary-key table of many small commits (planning over thousands of manifests).
+    BenchManyCommits(commands::bench_many_commits::Args),
+    /// Time planning: a filtered plan cold and with the live-entry cache warm, and a full plan.
+    BenchPlan(commands::bench_plan::Args),
     /// Create a table from a column list (`--schema 'id BIGINT, v STRING'`).
     Create(commands::create::Args),
     /// Change a table's schema or options (one new schema version).
@@ -106,6 +110,8 @@ fn main() -> ExitCode {
             Command::Sql(a) => commands::sql::run(a).await,
             Command::Bench(a) => commands::bench::run(a).await,
             Command::BenchWrite(a) => commands::bench_write::run(a).await,
+            Command::BenchManyCommits(a) => commands::bench_many_commits::run(a).await,
+            Command::BenchPlan(a) => commands::bench_plan::run(a).await,
             Command::Index(c) => commands::index::run(c).await,
             Command::Create(a) => commands::create::run(a).await,
             Command::Alter(a) => commands::alter::run(a).await,

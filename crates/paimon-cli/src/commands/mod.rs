@@ -4,6 +4,8 @@ pub mod alter;
 pub mod bench;
 pub mod bench_direct;
 pub mod bench_lookup;
+pub mod bench_many_commits;
+pub mod bench_plan;
 pub mod bench_write;
 pub mod compact;
 pub mod create;

@@ -7,19 +7,25 @@ use serde::{Deserialize, Serialize};
 /// What planning read and skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanMetrics {
-    /// Manifest files listed by the snapshot's manifest lists.
+    /// Manifest files listed by the snapshot's manifest lists (0 when the live-entry cache
+    /// answered: the lists are not read then).
     pub manifests_total: u64,
     /// Manifests skipped by partition stats.
     pub manifests_skipped_by_partition: u64,
     /// Manifests skipped by `_MIN_BUCKET`/`_MAX_BUCKET` (explicit bucket filter only).
     pub manifests_skipped_by_bucket: u64,
-    /// Manifest entries decoded.
+    /// Manifest entries decoded (0 when the live-entry cache answered).
     pub entries_read: u64,
+    /// Manifest entries of other buckets left undecoded (their file metadata skipped while
+    /// reading the manifest).
+    #[serde(default)]
+    pub entries_skipped_in_decode: u64,
     /// Live data files after ADD/DELETE netting.
     pub live_files: u64,
     /// Live files dropped by the partition predicate.
     pub files_skipped_by_partition: u64,
-    /// Live files dropped by bucket filtering (explicit or inferred).
+    /// Files dropped by bucket filtering (explicit or inferred), including the manifest rows
+    /// left undecoded (`entries_skipped_in_decode`).
     pub files_skipped_by_bucket: u64,
     /// How buckets were chosen: `none` (every bucket), `explicit` (a bucket filter),
     /// `inferred` (from equalities on every bucket key), or `not inferred` (a fixed-bucket

@@ -5,11 +5,16 @@
 //! because an ADD and its DELETE share partition and bucket): partition predicate, explicit
 //! bucket; after netting: level rules, inferred bucket ([`BucketPruner`]), value stats (append
 //! tables only; primary-key tables must not prune by value stats, which would resurrect stale
-//! versions). With the live-entry cache ([`ManifestEntryCache`]) the netted entries of one
-//! bucket come from the cache and the per-entry filters run on them. Every optimisation fails
-//! open.
+//! versions). Rows of other buckets are dropped while manifests are decoded (their `_FILE` left
+//! undecoded): every row for an explicit bucket; for inferred pruning only ADDs at the current
+//! bucket count and schema whose bucket no partition selects (DELETEs kept, so netting is
+//! unchanged; the pruner after netting would drop those ADDs anyway). With the live-entry cache
+//! ([`ManifestEntryCache`]) the netted entries of one bucket come from the cache, checked right
+//! after the snapshot (a hit reads no manifest list), and the per-entry filters run on them.
+//! Every optimisation fails open.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,14 +27,16 @@ use super::entry_merge::EntryMerger;
 use super::file_index;
 use super::file_stats;
 use super::global_index;
-use super::manifest_reader::ManifestReader;
+use super::manifest_reader::{EntryFilter, ManifestReader};
 use super::metrics::ScanMetrics;
 use super::plan::{DataSplit, DeletionFile, Plan, Split};
 use super::split_generator::{append_splits, primary_key_splits, SplitSizing};
 use crate::expr::{eval_partition, eval_stats, BoundPredicate, Prune};
 use crate::io::join;
 use crate::spec::binary_row::BinaryRow;
-use crate::spec::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{
+    EntryHead, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
+};
 use crate::spec::options::BucketMode;
 use crate::spec::partition_path::{partition_path, partition_value_string};
 use crate::spec::snapshot::Snapshot;
@@ -116,25 +123,38 @@ impl TableScan {
         let mut planner = Planner::new(&self.ctx)?;
         let reader =
             ManifestReader::new(self.ctx.table.file_io().clone(), self.ctx.table.location());
-        let (mut metas, delta) = futures::try_join!(
-            reader.manifest_list(&snapshot.base_manifest_list),
-            reader.manifest_list(&snapshot.delta_manifest_list),
-        )?;
-        metas.extend(delta);
-        planner.metrics.manifests_total = metas.len() as u64;
-        let live = match planner.cache_key() {
-            Some((cache, key)) => {
-                let entries = planner
-                    .cached_live(&reader, &snapshot, metas, &cache, key)
-                    .await?;
+        // A cache hit needs only the snapshot: the manifest lists are not read.
+        let cache = planner.cache_key();
+        let hit = cache
+            .as_ref()
+            .and_then(|(c, k)| c.get(k, snapshot.id, &snapshot.delta_manifest_list));
+        let live = match hit {
+            Some(entries) => {
+                planner.metrics.cache_hits += 1;
                 planner.filter_cached(&entries)?
             }
             None => {
-                let metas: Vec<ManifestFileMeta> = metas
-                    .into_iter()
-                    .filter(|m| planner.keep_manifest(m))
-                    .collect();
-                planner.read_and_merge(&reader, metas).await?
+                let (mut metas, delta) = futures::try_join!(
+                    reader.manifest_list(&snapshot.base_manifest_list),
+                    reader.manifest_list(&snapshot.delta_manifest_list),
+                )?;
+                metas.extend(delta);
+                planner.metrics.manifests_total = metas.len() as u64;
+                match cache {
+                    Some((cache, key)) => {
+                        let entries = planner
+                            .cached_live(&reader, &snapshot, metas, &cache, key)
+                            .await?;
+                        planner.filter_cached(&entries)?
+                    }
+                    None => {
+                        let metas: Vec<ManifestFileMeta> = metas
+                            .into_iter()
+                            .filter(|m| planner.keep_manifest(m))
+                            .collect();
+                        planner.read_and_merge(&reader, metas).await?
+                    }
+                }
             }
         };
         // One index-manifest read serves the deletion files and the global index.
@@ -280,7 +300,10 @@ impl<'a> Planner<'a> {
         reader: &ManifestReader,
         metas: Vec<ManifestFileMeta>,
     ) -> Result<Vec<ManifestEntry>> {
-        let mut manifests = read_manifests(reader, metas, self.ctx.manifest_concurrency.get());
+        let skipped = Arc::new(AtomicU64::new(0));
+        let filter = self.decode_filter(&skipped);
+        let n = self.ctx.manifest_concurrency.get();
+        let mut manifests = read_manifests(reader, metas, filter, n);
         let mut merger = EntryMerger::new();
         while let Some(entries) = manifests.try_next().await? {
             self.metrics.entries_read += entries.len() as u64;
@@ -292,7 +315,40 @@ impl<'a> Planner<'a> {
         }
         let live = merger.into_live();
         self.metrics.live_files = live.len() as u64;
+        self.count_decode_skips(&skipped);
         Ok(live)
+    }
+
+    /// Counts rows a decode filter dropped (as files skipped by bucket, too).
+    fn count_decode_skips(&mut self, skipped: &AtomicU64) {
+        let n = skipped.load(Ordering::Relaxed);
+        self.metrics.entries_skipped_in_decode += n;
+        self.metrics.files_skipped_by_bucket += n;
+    }
+
+    /// The filter applied while decoding manifests of an uncached plan: an explicit bucket
+    /// (both kinds: an ADD and its DELETE share the bucket), or ADD entries that inferred
+    /// bucket pruning would drop after netting anyway: the current bucket count, the current
+    /// schema (compatible by definition) and a bucket outside the selection of every
+    /// partition. DELETEs are kept then, so netting is unchanged. Counts skipped rows.
+    fn decode_filter(&self, skipped: &Arc<AtomicU64>) -> Option<EntryFilter> {
+        let skipped = skipped.clone();
+        if let Some(b) = self.ctx.filter.bucket_filter {
+            return Some(counting(skipped, move |h| h.bucket == b));
+        }
+        let BucketMode::Fixed(n) = self.ctx.table.options().bucket else {
+            return None;
+        };
+        let n = i32::try_from(n.get()).ok()?;
+        let pruner = self.bucket_pruner.as_ref()?;
+        let set = pruner.selector().select_any_partition(n)?;
+        let schema_id = pruner.current_schema_id();
+        Some(counting(skipped, move |h| {
+            h.kind == FileKind::Delete
+                || h.total_buckets != n
+                || h.schema_id != Some(schema_id)
+                || set.contains(&h.bucket)
+        }))
     }
 
     fn skip_level0(&self) -> bool {
@@ -405,7 +461,8 @@ impl<'a> Planner<'a> {
         Some((cache, key))
     }
 
-    /// The cached candidates of `key` at `snapshot`, rebuilt and stored on a miss: all entries
+    /// Rebuilds and stores the cached candidates of `key` at `snapshot` (the caller found no
+    /// hit): all entries
     /// netted before any request filter, restricted to the bucket (plus, for an inferred bucket,
     /// entries with another total bucket count or schema id).
     async fn cached_live(
@@ -417,10 +474,6 @@ impl<'a> Planner<'a> {
         key: EntryCacheKey,
     ) -> Result<Arc<Vec<ManifestEntry>>> {
         let delta = &snapshot.delta_manifest_list;
-        if let Some(hit) = cache.get(&key, snapshot.id, delta) {
-            self.metrics.cache_hits += 1;
-            return Ok(hit);
-        }
         self.metrics.cache_misses += 1;
         let b = key.bucket;
         let metas: Vec<ManifestFileMeta> = match key.inferred {
@@ -436,7 +489,20 @@ impl<'a> Planner<'a> {
                 })
                 .collect(),
         };
-        let mut manifests = read_manifests(reader, metas, self.ctx.manifest_concurrency.get());
+        // While decoding: the explicit bucket (both kinds), or for an inferred bucket the ADDs
+        // the filter after netting drops anyway (DELETEs kept, so netting is unchanged).
+        let skipped = Arc::new(AtomicU64::new(0));
+        let filter = match key.inferred {
+            None => counting(skipped.clone(), move |h| h.bucket == b),
+            Some((total, schema_id)) => counting(skipped.clone(), move |h| {
+                h.kind == FileKind::Delete
+                    || h.bucket == b
+                    || h.total_buckets != total
+                    || h.schema_id != Some(schema_id)
+            }),
+        };
+        let n = self.ctx.manifest_concurrency.get();
+        let mut manifests = read_manifests(reader, metas, Some(filter), n);
         let mut merger = EntryMerger::new();
         while let Some(entries) = manifests.try_next().await? {
             self.metrics.entries_read += entries.len() as u64;
@@ -457,6 +523,7 @@ impl<'a> Planner<'a> {
                 })
                 .collect(),
         };
+        self.count_decode_skips(&skipped);
         let live = Arc::new(live);
         let max = self
             .ctx
@@ -644,13 +711,32 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// Decodes `metas` with at most `n` manifests in flight, in manifest order.
+/// `keep` counting the rows it rejects into `skipped`.
+fn counting(
+    skipped: Arc<AtomicU64>,
+    keep: impl Fn(&EntryHead<'_>) -> bool + Send + Sync + 'static,
+) -> EntryFilter {
+    Arc::new(move |h| {
+        let k = keep(h);
+        if !k {
+            skipped.fetch_add(1, Ordering::Relaxed);
+        }
+        k
+    })
+}
+
+/// Decodes `metas` with at most `n` manifests in flight, in manifest order, rows filtered by
+/// `filter` while decoding.
 fn read_manifests(
     reader: &ManifestReader,
     metas: Vec<ManifestFileMeta>,
+    filter: Option<EntryFilter>,
     n: usize,
 ) -> impl futures::Stream<Item = Result<Vec<ManifestEntry>>> + '_ {
     stream::iter(metas)
-        .map(move |m| async move { reader.manifest(&m.file_name).await })
+        .map(move |m| {
+            let filter = filter.clone();
+            async move { reader.manifest_filtered(&m.file_name, filter).await }
+        })
         .buffered(n)
 }

@@ -148,6 +148,8 @@ async fn point_lookups_plan_only_the_writers_bucket() {
                 "{name} {pred}"
             );
             assert!(m.files_skipped_by_bucket > 0, "{name} {pred}: {m:?}");
+            // Rows of other buckets were dropped while decoding the manifests.
+            assert!(m.entries_skipped_in_decode > 0, "{name} {pred}: {m:?}");
             assert_eq!(m.buckets_selected, 1);
             let unpruned = plan(&table, &pred, true).await;
             assert_eq!(unpruned.metrics.bucket_pruning, "none");
@@ -344,6 +346,14 @@ async fn live_entry_cache_hits_and_matches_uncached_plans() {
     assert_eq!(files(&first), files(&uncached));
     assert_eq!(files(&second), files(&uncached));
     assert_eq!(second.metrics.entries_read, 0);
+    // A hit reads no manifest list; a miss decodes only the bucket's rows (and DELETEs).
+    assert_eq!(second.metrics.manifests_total, 0);
+    assert!(first.metrics.manifests_total > 0);
+    assert!(
+        first.metrics.entries_skipped_in_decode > 0,
+        "{:?}",
+        first.metrics
+    );
     // Explicit bucket: its own key; results equal an uncached explicit scan.
     let explicit = |cache: Option<ManifestEntryCache>| {
         let mut b = table.scan().with_bucket_filter(1);

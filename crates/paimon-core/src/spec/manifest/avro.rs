@@ -41,7 +41,7 @@ const MAX_BLOCK_BYTES: usize = 256 << 20;
 
 /// A writer schema, reduced to what decoding needs.
 #[derive(Debug, Clone)]
-enum Schema {
+pub(super) enum Schema {
     Null,
     Boolean,
     Int,
@@ -174,12 +174,14 @@ impl SchemaParser {
     }
 }
 
-fn long(r: &mut ByteReader<'_>) -> Result<i64> {
+/// A zig-zag varint `long` (also `int`, union branch, counts and lengths).
+pub(super) fn long(r: &mut ByteReader<'_>) -> Result<i64> {
     let n = r.varint_u64()?;
     Ok(((n >> 1) as i64) ^ -((n & 1) as i64))
 }
 
-fn length(r: &mut ByteReader<'_>) -> Result<usize> {
+/// A non-negative `long` length.
+pub(super) fn length(r: &mut ByteReader<'_>) -> Result<usize> {
     let n = long(r)?;
     usize::try_from(n).map_err(|_| r.invalid(format!("negative length {n}")))
 }
@@ -258,6 +260,73 @@ fn decode(schema: &Schema, r: &mut ByteReader<'_>) -> Result<Value> {
     })
 }
 
+/// Skips one value of `schema` without allocating (strings are not checked for UTF-8).
+pub(super) fn skip(schema: &Schema, r: &mut ByteReader<'_>) -> Result<()> {
+    match schema {
+        Schema::Null => {}
+        Schema::Boolean => match r.u8()? {
+            0 | 1 => {}
+            b => return Err(r.invalid(format!("boolean byte {b}"))),
+        },
+        Schema::Int | Schema::Long | Schema::Enum(_) => {
+            long(r)?;
+        }
+        Schema::Float => {
+            r.take(4)?;
+        }
+        Schema::Double => {
+            r.take(8)?;
+        }
+        Schema::Bytes | Schema::String => {
+            let n = length(r)?;
+            r.take(n)?;
+        }
+        Schema::Fixed(n) => {
+            r.take(*n)?;
+        }
+        Schema::Union(branches) => {
+            let i = long(r)?;
+            let b = usize::try_from(i).ok().and_then(|i| branches.get(i));
+            skip(b.ok_or_else(|| r.invalid(format!("union branch {i}")))?, r)?;
+        }
+        Schema::Record(_, types) => {
+            for t in types {
+                skip(t, r)?;
+            }
+        }
+        Schema::Array(item) => skip_blocks(r, |r| skip(item, r))?,
+        Schema::Map(value) => skip_blocks(r, |r| {
+            let n = length(r)?;
+            r.take(n)?;
+            skip(value, r)
+        })?,
+    }
+    Ok(())
+}
+
+/// Walks the blocks of an array or map, `item` once per element.
+pub(super) fn skip_blocks(
+    r: &mut ByteReader<'_>,
+    mut item: impl FnMut(&mut ByteReader<'_>) -> Result<()>,
+) -> Result<()> {
+    loop {
+        let count = long(r)?;
+        if count == 0 {
+            return Ok(());
+        }
+        if count < 0 {
+            long(r)?; // block byte size, unused
+        }
+        let count = count.unsigned_abs();
+        if count > r.remaining() as u64 {
+            return Err(r.invalid(format!("block of {count} items exceeds the input")));
+        }
+        for _ in 0..count {
+            item(r)?;
+        }
+    }
+}
+
 /// Reads the blocks of an array or map; never reserves by a declared count.
 fn decode_blocks<T>(
     r: &mut ByteReader<'_>,
@@ -293,6 +362,9 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<Cow<'a, [u8]>> {
     if codec == "null" {
         return Ok(Cow::Borrowed(data));
     }
+    if codec == "zstandard" {
+        return zstd_block(data).map(Cow::Owned);
+    }
     let parsed = apache_avro::Codec::from_str(codec)
         .map_err(|_| Error::unsupported(format!("avro codec `{codec}`")))?;
     if parsed == apache_avro::Codec::Snappy {
@@ -312,6 +384,52 @@ fn decompress<'a>(codec: &str, data: &'a [u8]) -> Result<Cow<'a, [u8]>> {
             .map_err(|e| codec_err(codec, e))?,
     }
     Ok(Cow::Owned(buf))
+}
+
+thread_local! {
+    /// This thread's zstd decompression context, reused across blocks and files (Java's default
+    /// manifest codec; creating a context per block costs more than decoding a small manifest).
+    static ZSTD: RefCell<Option<zstd::zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
+}
+
+/// zstd-decompresses one block (one or more frames) with this thread's context; the output is
+/// capped at [`MAX_BLOCK_BYTES`].
+fn zstd_block(data: &[u8]) -> Result<Vec<u8>> {
+    use zstd::zstd_safe::{get_error_name, DCtx, InBuffer, OutBuffer, ResetDirective};
+    let err = |e: &str| codec_err("zstandard", e);
+    ZSTD.with_borrow_mut(|slot| {
+        let dctx = match slot {
+            Some(d) => d,
+            None => slot.insert(DCtx::try_create().ok_or_else(|| err("no context"))?),
+        };
+        dctx.reset(ResetDirective::SessionOnly)
+            .map_err(|c| err(get_error_name(c)))?;
+        let mut out: Vec<u8> =
+            Vec::with_capacity(data.len().saturating_mul(4).clamp(256, MAX_BLOCK_BYTES));
+        let mut input = InBuffer::around(data);
+        loop {
+            if out.len() == out.capacity() {
+                if out.len() >= MAX_BLOCK_BYTES {
+                    return Err(err("block larger than 256 MiB"));
+                }
+                let room = MAX_BLOCK_BYTES - out.len();
+                out.reserve(out.len().max(256).min(room));
+            }
+            let (before_in, before_out) = (input.pos(), out.len());
+            let mut ob = OutBuffer::around_pos(&mut out, before_out);
+            let hint = dctx
+                .decompress_stream(&mut ob, &mut input)
+                .map_err(|c| err(get_error_name(c)))?;
+            let wrote = ob.pos() > before_out;
+            let done = input.pos() == data.len();
+            if hint == 0 && done {
+                return Ok(out);
+            }
+            if done && !wrote && input.pos() == before_in && out.len() < out.capacity() {
+                return Err(err("truncated frame"));
+            }
+        }
+    })
 }
 
 /// Snappy blocks are `varint(uncompressed len) ++ data ++ crc32 BE`; apache-avro slices and
@@ -352,8 +470,13 @@ fn parse_schema(json: &[u8]) -> Result<Rc<Schema>> {
     Ok(schema)
 }
 
-/// Decodes every row of an Avro container; each row must be a record.
-pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
+/// Walks the blocks of an Avro container: `block(schema, rows, data)` gets each block's
+/// declared row count (at most its byte length) and decompressed rows, and must consume `data`
+/// exactly (checked here).
+pub(super) fn for_each_block(
+    bytes: &[u8],
+    mut block: impl FnMut(&Schema, u64, &mut ByteReader<'_>) -> Result<()>,
+) -> Result<()> {
     let mut r = ByteReader::new(bytes, "avro header");
     if r.take(4)? != MAGIC {
         return Err(r.invalid("not an Avro container (magic)"));
@@ -368,7 +491,6 @@ pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
         None => "null",
     };
     let sync: [u8; 16] = r.array()?;
-    let mut rows = Vec::new();
     let mut r = ByteReader::new(bytes.get(r.position()..).unwrap_or_default(), "avro block");
     while !r.is_empty() {
         let count = long(&mut r)?;
@@ -383,14 +505,7 @@ pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
             return Err(r.invalid(format!("{count} rows in a block of {} bytes", data.len())));
         }
         let mut d = ByteReader::new(&data, "avro row");
-        for _ in 0..count {
-            match decode(&schema, &mut d)? {
-                Value::Record(rec) => rows.push(rec),
-                other => {
-                    return Err(d.invalid(format!("row is {}, not a record", other.type_name())))
-                }
-            }
-        }
+        block(&schema, count, &mut d)?;
         if !d.is_empty() {
             return Err(d.invalid(format!(
                 "{} bytes after the last row of a block",
@@ -398,6 +513,23 @@ pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
             )));
         }
     }
+    Ok(())
+}
+
+/// Decodes every row of an Avro container; each row must be a record.
+pub(crate) fn read_records(bytes: &[u8]) -> Result<Vec<Record>> {
+    let mut rows = Vec::new();
+    for_each_block(bytes, |schema, count, d| {
+        for _ in 0..count {
+            match decode(schema, d)? {
+                Value::Record(rec) => rows.push(rec),
+                other => {
+                    return Err(d.invalid(format!("row is {}, not a record", other.type_name())))
+                }
+            }
+        }
+        Ok(())
+    })?;
     Ok(rows)
 }
 
@@ -481,6 +613,23 @@ mod tests {
             let rows = read_records(&container(SCHEMA, name, 1, &body)).unwrap();
             assert_eq!(rows[0].get("a"), Some(&Value::Int(-3)), "{name}");
         }
+    }
+
+    #[test]
+    fn zstd_blocks_grow_concatenate_and_reject_truncation() {
+        let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let mut two = zstd::encode_all(&big[..], 1).unwrap();
+        two.extend(zstd::encode_all(&b"tail"[..], 1).unwrap());
+        let out = zstd_block(&two).unwrap();
+        assert_eq!(out.len(), big.len() + 4);
+        assert_eq!(&out[..big.len()], &big[..]);
+        assert_eq!(&out[big.len()..], b"tail");
+        // The context is reused: a second block decodes the same.
+        assert_eq!(zstd_block(&two).unwrap(), out);
+        for cut in [1, two.len() / 2, two.len() - 1] {
+            assert!(zstd_block(&two[..cut]).is_err(), "cut {cut}");
+        }
+        assert_eq!(zstd_block(&two).unwrap(), out, "usable after an error");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! names the file (and the row when known).
 
 mod avro;
+mod avro_direct;
 mod avro_writer;
 mod columnar;
 mod data_file_meta;
@@ -20,7 +21,10 @@ mod stats;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_direct;
 
+pub use avro_direct::{EntryHead, HeadFilter};
 pub use avro_writer::{
     encode_index_manifest, encode_manifest, encode_manifest_list, INDEX_MANIFEST_SCHEMA,
     MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA,
@@ -99,7 +103,49 @@ fn decode_rows<T>(
 }
 
 /// Decodes a manifest list (`manifest/manifest-list-*`); `file` only names it in errors.
+/// Avro files are decoded directly into the structs (`avro_direct`), others through records.
 pub fn decode_manifest_list(bytes: &[u8], file: &str) -> Result<Vec<ManifestFileMeta>> {
+    if ManifestFormat::sniff(bytes) == Some(ManifestFormat::Avro) {
+        return avro_direct::decode_manifest_list(bytes, file);
+    }
+    decode_manifest_list_via_records(bytes, file)
+}
+
+/// Decodes a manifest (`manifest/manifest-*`); `file` only names it in errors.
+pub fn decode_manifest(bytes: &[u8], file: &str) -> Result<Vec<ManifestEntry>> {
+    decode_manifest_filtered(bytes, file, None)
+}
+
+/// Decodes the entries of a manifest that `keep` accepts by their head (kind, partition,
+/// bucket, total buckets). In an Avro manifest whose schema puts those fields before `_FILE`
+/// (Java's), a rejected entry's file metadata is skipped undecoded; otherwise entries are
+/// decoded whole and filtered after.
+pub fn decode_manifest_filtered(
+    bytes: &[u8],
+    file: &str,
+    mut keep: Option<HeadFilter<'_>>,
+) -> Result<Vec<ManifestEntry>> {
+    if ManifestFormat::sniff(bytes) == Some(ManifestFormat::Avro) {
+        return avro_direct::decode_manifest(bytes, file, keep);
+    }
+    let mut entries = decode_manifest_via_records(bytes, file)?;
+    if let Some(keep) = keep.as_mut() {
+        entries.retain(|e| {
+            keep(&EntryHead {
+                kind: e.kind,
+                partition: &e.partition,
+                bucket: e.bucket,
+                total_buckets: e.total_buckets,
+                schema_id: Some(e.file.schema_id),
+            })
+        });
+    }
+    Ok(entries)
+}
+
+/// Decodes a manifest list through the generic record tree (every format): the reference the
+/// direct Avro decoder is tested and fuzzed against.
+pub fn decode_manifest_list_via_records(bytes: &[u8], file: &str) -> Result<Vec<ManifestFileMeta>> {
     decode_rows(
         bytes,
         file,
@@ -108,8 +154,9 @@ pub fn decode_manifest_list(bytes: &[u8], file: &str) -> Result<Vec<ManifestFile
     )
 }
 
-/// Decodes a manifest (`manifest/manifest-*`); `file` only names it in errors.
-pub fn decode_manifest(bytes: &[u8], file: &str) -> Result<Vec<ManifestEntry>> {
+/// Decodes a manifest through the generic record tree (every format): the reference the
+/// direct Avro decoder is tested and fuzzed against.
+pub fn decode_manifest_via_records(bytes: &[u8], file: &str) -> Result<Vec<ManifestEntry>> {
     decode_rows(bytes, file, "ManifestEntry", ManifestEntry::from_fields)
 }
 
