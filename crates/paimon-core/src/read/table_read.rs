@@ -78,6 +78,8 @@ pub struct TableRead {
     preserve_order: bool,
     /// Page-index pruning and late materialization of Parquet files (see [`SelectiveRead`]).
     selective: bool,
+    /// The leading primary-key column (primary-key tables: every data file is sorted by it).
+    sorted_key: Option<DataField>,
     metrics: Arc<ReadMetrics>,
 }
 
@@ -97,6 +99,12 @@ impl TableRead {
     /// [`TableScan::reader`](crate::scan::TableScan::reader)).
     pub(crate) fn new(table: &Table) -> Self {
         let fields = table.schema().fields.clone();
+        let schema = table.schema();
+        let sorted_key = schema
+            .trimmed_primary_keys()
+            .first()
+            .and_then(|k| schema.fields.iter().find(|f| &f.name == k))
+            .cloned();
         let concurrency = std::thread::available_parallelism()
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN);
@@ -111,6 +119,7 @@ impl TableRead {
             concurrency,
             preserve_order: false,
             selective: true,
+            sorted_key,
             metrics: Arc::default(),
         }
     }
@@ -619,6 +628,7 @@ impl TableRead {
             predicate: predicate.clone(),
             current_fields: self.table.schema().fields.clone().into(),
             late_materialization: true,
+            sorted_key: self.sorted_key.clone(),
             metrics: self.metrics.clone(),
         })
     }

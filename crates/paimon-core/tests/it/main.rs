@@ -22,6 +22,7 @@ mod java_append;
 mod java_expected;
 mod java_metadata;
 mod java_pk;
+mod key_lookup;
 mod key_pushdown;
 mod merge_engines;
 mod pk_random_tables;
