@@ -39,11 +39,12 @@ pub struct Args {
     #[arg(long)]
     with_metadata: bool,
     /// Print the plan's pruning metrics and the read's metrics (row groups and pages skipped,
-    /// files and rows skipped by data-file indexes, rows filtered, bytes and requests fetched)
-    /// to stderr.
+    /// rows skipped by key-sorted lookups, files and rows skipped by data-file indexes, rows
+    /// filtered, bytes and requests fetched) to stderr.
     #[arg(long)]
     metrics: bool,
-    /// Turn off selective Parquet reads (page-index pruning, late materialization).
+    /// Turn off selective Parquet reads (page-index pruning, key-sorted lookups, late
+    /// materialization).
     #[arg(long)]
     no_selective: bool,
 }
@@ -101,7 +102,8 @@ pub async fn run(args: Args) -> Result<()> {
 fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
     eprintln!(
         "read: row groups skipped {} raw, {} merge | page index {} files ({} missing, {} unreadable) | \
-         pages skipped {} ({} rows) | row filter {} files, {} rows filtered | {} rows dropped before merge | \
+         pages skipped {} ({} rows) | key search {} files, {} rows skipped, {} fallbacks | \
+         row filter {} files, {} rows filtered | {} rows dropped before merge | \
          fetched {} bytes in {} requests",
         m.raw_row_groups_skipped,
         m.merge_row_groups_skipped,
@@ -110,6 +112,9 @@ fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
         m.page_index_unreadable,
         m.pages_skipped,
         m.page_rows_skipped,
+        m.key_search_files,
+        m.key_search_rows_skipped,
+        m.key_search_fallbacks,
         m.row_filter_files,
         m.rows_filtered,
         m.rows_dropped_before_merge,

@@ -77,6 +77,10 @@ pub struct SelectiveRead {
     /// Whether late materialization may be used (it reorders nothing but makes the emitted
     /// rows differ from the selected positions, so it is off when row positions are needed).
     pub late_materialization: bool,
+    /// The leading column of the primary key (current schema) when the file's rows are sorted
+    /// by it (every data file of a primary-key table): a predicate bounding it on both sides is
+    /// answered by a binary search of that column ([`super::key_search`]).
+    pub sorted_key: Option<DataField>,
     /// Where skipped pages and filtered rows are counted.
     pub metrics: Arc<ReadMetrics>,
 }

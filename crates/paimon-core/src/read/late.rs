@@ -9,10 +9,13 @@
 //! a superset of the answer and never a wrong one.
 //!
 //! When it helps: decoding a predicate column twice is avoided by arrow-rs' predicate cache,
-//! but evaluating a filter that keeps most rows costs a fragmented selection for nothing. It is
-//! used only when the predicate is likely selective ([`likely_selective`]: an equality, `IN`,
-//! `IS NULL` or prefix conjunct, or an OR of such) and some projected column is not a predicate
-//! column; a full scan (no predicate) never uses it.
+//! but evaluating a filter that keeps most rows costs a fragmented selection for nothing, and
+//! scattered matches (an unsorted column, ~0.1% of rows) still need every page of every column
+//! decompressed, so they gain nothing either. It is used only when the predicate is likely
+//! selective ([`likely_selective`]: an equality, `IN`, `IS NULL` or prefix conjunct, or an OR
+//! of such), some projected column is not a predicate column, and the file gave evidence that
+//! matches cluster (the caller, [`super::parquet`]: the page index removed rows, or a key
+//! search ran and left many rows); a full scan (no predicate) never uses it.
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! Counters of work a [`super::TableRead`] avoided: row groups skipped by statistics, rows
 //! dropped by key predicates before merging, Parquet pages skipped by the page index (and files
 //! whose page index was missing or unreadable), rows removed by late materialization's row
-//! filter, files and rows skipped by data-file indexes (and indexes that could not be used).
+//! filter, rows removed by key-sorted lookups, files and rows skipped by data-file indexes (and indexes that could not be used).
 //!
 //! Plays the role of Java's `org.apache.paimon.operation.metrics.ScanMetrics` on the read side
 //! (Paimon 2.0 has no read-side equivalent). Counters are shared by a read and its clones and
@@ -28,6 +28,9 @@ pub struct ReadMetrics {
     page_rows_skipped: AtomicU64,
     row_filter_files: AtomicU64,
     rows_filtered: AtomicU64,
+    key_search_files: AtomicU64,
+    key_search_rows_skipped: AtomicU64,
+    key_search_fallbacks: AtomicU64,
     file_index_files: AtomicU64,
     file_index_files_skipped: AtomicU64,
     file_index_rows_skipped: AtomicU64,
@@ -60,6 +63,13 @@ pub struct ReadMetricsSnapshot {
     pub row_filter_files: u64,
     /// Rows removed by late materialization's row filter (the other columns never decoded).
     pub rows_filtered: u64,
+    /// Parquet files of primary-key tables whose leading key column was binary-searched
+    /// (key-sorted lookups, [`super::key_search`]).
+    pub key_search_files: u64,
+    /// Rows left to decode after page pruning that the key search removed.
+    pub key_search_rows_skipped: u64,
+    /// Key searches abandoned (key values not sorted or not decodable): read without it.
+    pub key_search_fallbacks: u64,
     /// Files whose data-file index (embedded or `*.index`) was evaluated when opening them.
     pub file_index_files: u64,
     /// Files not opened because their index says no row matches (deletion vectors included).
@@ -92,6 +102,9 @@ impl ReadMetrics {
             page_rows_skipped: self.page_rows_skipped.load(Ordering::Relaxed),
             row_filter_files: self.row_filter_files.load(Ordering::Relaxed),
             rows_filtered: self.rows_filtered.load(Ordering::Relaxed),
+            key_search_files: self.key_search_files.load(Ordering::Relaxed),
+            key_search_rows_skipped: self.key_search_rows_skipped.load(Ordering::Relaxed),
+            key_search_fallbacks: self.key_search_fallbacks.load(Ordering::Relaxed),
             file_index_files: self.file_index_files.load(Ordering::Relaxed),
             file_index_files_skipped: self.file_index_files_skipped.load(Ordering::Relaxed),
             file_index_rows_skipped: self.file_index_rows_skipped.load(Ordering::Relaxed),
@@ -158,6 +171,18 @@ impl ReadMetrics {
     pub(crate) fn add_pages_skipped(&self, pages: u64, rows: u64) {
         self.pages_skipped.fetch_add(pages, Ordering::Relaxed);
         self.page_rows_skipped.fetch_add(rows, Ordering::Relaxed);
+    }
+
+    /// Counts one file narrowed by a key search and the rows it removed.
+    pub(crate) fn add_key_search(&self, rows_skipped: u64) {
+        self.key_search_files.fetch_add(1, Ordering::Relaxed);
+        self.key_search_rows_skipped
+            .fetch_add(rows_skipped, Ordering::Relaxed);
+    }
+
+    /// Counts one key search abandoned.
+    pub(crate) fn add_key_search_fallback(&self) {
+        self.key_search_fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts one file read with a row filter.

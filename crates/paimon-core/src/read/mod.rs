@@ -13,6 +13,8 @@ pub(crate) mod evolution;
 pub(crate) mod file_index;
 pub mod file_reader;
 pub mod format;
+pub(crate) mod key_lookup;
+pub(crate) mod key_search;
 pub(crate) mod late;
 pub(crate) mod metadata_columns;
 pub mod metrics;

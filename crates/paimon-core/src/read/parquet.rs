@@ -18,7 +18,7 @@
 //! predicate is evaluated first on its own columns ([`super::late`]).
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
@@ -33,6 +33,7 @@ use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
+use super::key_lookup::{self, KeyPass};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
 use super::row_group_pruning::{predicate_columns, PredicateColumns};
@@ -44,7 +45,9 @@ use crate::{Error, Result};
 /// Bytes fetched from the end of the file in the first footer read.
 const FOOTER_PREFETCH: usize = 64 * 1024;
 
-/// An `AsyncFileReader` over one file of a [`FileIO`].
+/// An `AsyncFileReader` over one file of a [`FileIO`]. Clones share what the file's earlier
+/// passes kept ([`FileIoParquetReader::keep_fetched`]).
+#[derive(Clone)]
 pub struct FileIoParquetReader {
     io: FileIO,
     location: String,
@@ -52,6 +55,10 @@ pub struct FileIoParquetReader {
     /// The last bytes of the file, once fetched: `(offset, bytes)`. Reads inside it (footer,
     /// page index, the column chunks of a small file) are served without a request.
     tail: Option<(u64, Bytes)>,
+    /// Ranges fetched by a reader that keeps them (the key pass of a lookup), served to every
+    /// clone: the key column's pages are fetched once for both passes.
+    fetched: Arc<Mutex<Vec<(u64, Bytes)>>>,
+    keep: bool,
 }
 
 impl FileIoParquetReader {
@@ -62,6 +69,36 @@ impl FileIoParquetReader {
             location,
             size,
             tail: None,
+            fetched: Arc::default(),
+            keep: false,
+        }
+    }
+
+    /// Makes this reader keep every range it fetches for its clones (see the field docs).
+    pub(crate) fn keep_fetched(mut self) -> Self {
+        self.keep = true;
+        self
+    }
+
+    /// `range` from the tail or a kept range, when one covers it.
+    fn cached(&self, range: &Range<u64>) -> Option<Bytes> {
+        if let Some(b) = self.in_tail(range) {
+            return Some(b);
+        }
+        let kept = self.fetched.lock().ok()?;
+        kept.iter().find_map(|(start, bytes)| {
+            let s = usize::try_from(range.start.checked_sub(*start)?).ok()?;
+            let e = usize::try_from(range.end.checked_sub(*start)?).ok()?;
+            (s <= e && e <= bytes.len()).then(|| bytes.slice(s..e))
+        })
+    }
+
+    fn remember(&self, ranges: &[Range<u64>], got: &[Bytes]) {
+        if !self.keep {
+            return;
+        }
+        if let Ok(mut kept) = self.fetched.lock() {
+            kept.extend(ranges.iter().map(|r| r.start).zip(got.iter().cloned()));
         }
     }
 
@@ -110,14 +147,17 @@ pub(crate) fn parquet_error(e: ParquetError, location: &str) -> Error {
 
 impl AsyncFileReader for FileIoParquetReader {
     fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, parquet::errors::Result<Bytes>> {
-        if let Some(b) = self.in_tail(&range) {
+        if let Some(b) = self.cached(&range) {
             return futures::future::ready(Ok(b)).boxed();
         }
         async move {
-            self.io
-                .read_range(&self.location, range)
+            let got = self
+                .io
+                .read_range(&self.location, range.clone())
                 .await
-                .map_err(external)
+                .map_err(external)?;
+            self.remember(std::slice::from_ref(&range), std::slice::from_ref(&got));
+            Ok(got)
         }
         .boxed()
     }
@@ -126,26 +166,42 @@ impl AsyncFileReader for FileIoParquetReader {
         &mut self,
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, parquet::errors::Result<Vec<Bytes>>> {
-        let cached: Option<Vec<Bytes>> = ranges.iter().map(|r| self.in_tail(r)).collect();
-        if let Some(got) = cached {
-            return futures::future::ready(Ok(got)).boxed();
+        let cached: Vec<Option<Bytes>> = ranges.iter().map(|r| self.cached(r)).collect();
+        if cached.iter().all(Option::is_some) {
+            return futures::future::ready(Ok(cached.into_iter().flatten().collect())).boxed();
         }
         async move {
+            // Only the ranges not served from memory are fetched.
+            let missing: Vec<Range<u64>> = ranges
+                .iter()
+                .zip(&cached)
+                .filter(|(_, c)| c.is_none())
+                .map(|(r, _)| r.clone())
+                .collect();
             let got = self
                 .io
-                .read_ranges(&self.location, &ranges)
+                .read_ranges(&self.location, &missing)
                 .await
                 .map_err(external)?;
-            for (r, b) in ranges.iter().zip(&got) {
+            let short = |r: &Range<u64>| {
+                external(
+                    Error::data_invalid("short read")
+                        .with_context("file", self.location.clone())
+                        .with_context("range", format!("{r:?}")),
+                )
+            };
+            for (r, b) in missing.iter().zip(&got) {
                 if b.len() as u64 != r.end - r.start {
-                    return Err(external(
-                        Error::data_invalid("short read")
-                            .with_context("file", self.location.clone())
-                            .with_context("range", format!("{r:?}")),
-                    ));
+                    return Err(short(r));
                 }
             }
-            Ok(got)
+            self.remember(&missing, &got);
+            let mut fetched = got.into_iter();
+            ranges
+                .iter()
+                .zip(cached)
+                .map(|(r, c)| c.or_else(|| fetched.next()).ok_or_else(|| short(r)))
+                .collect()
         }
         .boxed()
     }
@@ -168,13 +224,13 @@ impl AsyncFileReader for FileIoParquetReader {
 }
 
 /// Opens a Parquet data file and streams it in the read schema; also returns the file positions
-/// of the selected rows (kept row groups ∩ page-index selection ∩ row ranges − deletion vector;
-/// with late materialization the emitted rows are a subset of them, see
+/// of the selected rows (kept row groups ∩ page-index selection ∩ key search ∩ row ranges −
+/// deletion vector; with late materialization the emitted rows are a subset of them, see
 /// [`super::file_reader::SelectiveRead`]).
 pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<OpenedFile> {
     let loc = read.location.clone();
-    let (builder, columns) = open_builder(io, &read).await?;
-    let physical: Vec<&str> = builder
+    let (reader, meta, columns) = open_file(io, &read).await?;
+    let physical: Vec<&str> = meta
         .schema()
         .fields()
         .iter()
@@ -182,24 +238,54 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         .collect();
     let mapping = ReadMapping::new(&read.read_fields, &read.file_fields, &physical)
         .map_err(|e| e.with_context("file", loc.clone()))?;
-    let mask = ProjectionMask::roots(builder.parquet_schema(), mapping.roots().iter().copied());
-    let row_filter = read.selective.as_ref().and_then(|s| {
-        late::row_filter(
+    let mask = ProjectionMask::roots(meta.parquet_schema(), mapping.roots().iter().copied());
+    let md = meta.metadata().clone();
+    let Selected {
+        mut groups,
+        mut ranges,
+        pages_pruned,
+    } = select_rows(&md, &read, columns.as_ref(), mapping.roots())?;
+    let pass = KeyPass {
+        reader: &reader,
+        meta: &meta,
+        read: &read,
+        physical: &physical,
+        groups: &groups,
+        ranges: ranges.as_deref(),
+    };
+    let searched = match key_lookup::narrow(pass).await {
+        Some(found) => {
+            groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), &found).is_empty());
+            ranges = Some(found);
+            true
+        }
+        None => false,
+    };
+    // Late materialization only with evidence that the predicate is selective in this file:
+    // pages pruned, or a key search (whose runs are the answer's superset already: a row
+    // filter then pays only when many rows are left). Scattered matches of an unsorted column
+    // gain nothing from it (every page is decoded anyway).
+    let few_left = searched
+        && ranges.as_ref().is_some_and(|r| {
+            r.iter().map(|r| r.end - r.start).sum::<u64>() <= read.batch_size as u64
+        });
+    let evidence = pages_pruned || searched;
+    let row_filter = match &read.selective {
+        Some(s) if evidence && !few_left => late::row_filter(
             s,
             &read.file_fields,
             &physical,
-            builder.parquet_schema(),
+            meta.parquet_schema(),
             mapping.roots(),
-        )
-    });
-    let md = builder.metadata().clone();
-    let (groups, ranges) = select_rows(&md, &read, columns.as_ref(), mapping.roots())?;
+        ),
+        _ => None,
+    };
     let kept_rows: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
     let positions = match &ranges {
         Some(r) => intersect(&kept_rows, r),
         None => kept_rows.clone(),
     };
-    let mut builder = builder
+    let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta)
         .with_projection(mask)
         .with_batch_size(read.batch_size.max(1))
         .with_row_groups(groups.iter().map(|g| g.0).collect());
@@ -223,11 +309,12 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
 
 /// Fetches the file's tail and decodes its footer; for a selective read with predicate columns
 /// that statistics can answer, also loads the page index (counted) and returns those columns.
-async fn open_builder(
+async fn open_file(
     io: &FileIO,
     read: &DataFileRead,
 ) -> Result<(
-    ParquetRecordBatchStreamBuilder<FileIoParquetReader>,
+    FileIoParquetReader,
+    ArrowReaderMetadata,
     Option<PredicateColumns>,
 )> {
     let loc = read.location.as_str();
@@ -257,24 +344,31 @@ async fn open_builder(
     };
     let meta = ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new())
         .map_err(|e| parquet_error(e, loc))?;
-    Ok((
-        ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta),
-        columns,
-    ))
+    Ok((reader, meta, columns))
 }
 
 /// Row groups by index, each with its file-global rows.
 type RowGroups = Vec<(usize, RowRange)>;
 
-/// The row groups to decode (with their file-global rows) and the rows to select in them
-/// (`None`: all): row-group filter, row ranges, deletion vector and, with `columns`, page
+/// The rows of one file to decode.
+struct Selected {
+    /// The row groups to decode, with their file-global rows.
+    groups: RowGroups,
+    /// The rows to select in them (`None`: all).
+    ranges: Option<Vec<RowRange>>,
+    /// Whether the page index removed rows (evidence that the predicate is selective here).
+    pages_pruned: bool,
+}
+
+/// The rows to decode: row-group filter, row ranges, deletion vector and, with `columns`, page
 /// pruning (counting pages of the decoded top-level columns `roots`).
 fn select_rows(
     md: &ParquetMetaData,
     read: &DataFileRead,
     columns: Option<&PredicateColumns>,
     roots: &[usize],
-) -> Result<(RowGroups, Option<Vec<RowRange>>)> {
+) -> Result<Selected> {
+    let mut pages_pruned = false;
     let (total, mut groups) = kept_row_groups(md, read, &read.location)?;
     let mut ranges = selected_ranges(
         total,
@@ -285,6 +379,7 @@ fn select_rows(
         let leaves = leaf_columns(md, roots);
         if let Some(p) = prune_pages(md, &s.predicate, columns, &groups, &leaves) {
             s.metrics.add_pages_skipped(p.pages_skipped, p.rows_skipped);
+            pages_pruned = p.rows_skipped > 0;
             ranges = Some(match ranges {
                 Some(r) => intersect(&r, &p.kept),
                 None => p.kept,
@@ -295,7 +390,11 @@ fn select_rows(
         // Row groups left without a selected row are not fetched at all.
         groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), r).is_empty());
     }
-    Ok((groups, ranges))
+    Ok(Selected {
+        groups,
+        ranges,
+        pages_pruned,
+    })
 }
 
 /// The file's row count and the row groups `read.row_group_filter` keeps, each with its
@@ -328,7 +427,7 @@ fn leaf_columns(md: &ParquetMetaData, roots: &[usize]) -> Vec<usize> {
 }
 
 /// The arrow-rs selection of `ranges` over the rows of the decoded row groups `groups`.
-fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSelection {
+pub(crate) fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSelection {
     let mut selectors: Vec<RowSelector> = Vec::new();
     runs_within(groups, ranges, |select, n| {
         let n = usize::try_from(n).unwrap_or(usize::MAX);

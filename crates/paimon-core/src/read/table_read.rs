@@ -21,10 +21,13 @@
 //!
 //! Selective Parquet reads ([`TableRead::with_selective`], on by default) use the same
 //! predicate per file (whole for raw files, key conjuncts for merged ones): pages that cannot
-//! match are skipped by the page index (`super::page_index`), and a likely selective predicate
-//! is decoded first so the other columns are decoded only for the rows that pass
-//! (`super::late`; for a merged file this filters each sorted run by its key conjuncts, which
-//! the run filter above does anyway).
+//! match are skipped by the page index (`super::page_index`); in primary-key tables a predicate
+//! bounding the leading key column is answered by a binary search of that column in each file
+//! (`super::key_search`: raw files and each sorted run of a merge alike, as every data file is
+//! sorted by key); and a likely selective predicate is decoded first so the other columns are
+//! decoded only for the rows that pass, when the file shows it is selective (`super::late`; for
+//! a merged file this filters each sorted run by its key conjuncts, which the run filter above
+//! does anyway).
 //!
 //! Data-file indexes (`super::file_index`, `file-index.read.enabled`, on by default): a file read
 //! raw has its index (embedded, else its `*.index` extra file) evaluated against the whole
@@ -78,6 +81,8 @@ pub struct TableRead {
     preserve_order: bool,
     /// Page-index pruning and late materialization of Parquet files (see [`SelectiveRead`]).
     selective: bool,
+    /// The leading primary-key column (primary-key tables: every data file is sorted by it).
+    sorted_key: Option<DataField>,
     metrics: Arc<ReadMetrics>,
 }
 
@@ -97,6 +102,12 @@ impl TableRead {
     /// [`TableScan::reader`](crate::scan::TableScan::reader)).
     pub(crate) fn new(table: &Table) -> Self {
         let fields = table.schema().fields.clone();
+        let schema = table.schema();
+        let sorted_key = schema
+            .trimmed_primary_keys()
+            .first()
+            .and_then(|k| schema.fields.iter().find(|f| &f.name == k))
+            .cloned();
         let concurrency = std::thread::available_parallelism()
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN);
@@ -111,6 +122,7 @@ impl TableRead {
             concurrency,
             preserve_order: false,
             selective: true,
+            sorted_key,
             metrics: Arc::default(),
         }
     }
@@ -185,10 +197,11 @@ impl TableRead {
         self
     }
 
-    /// Turns selective Parquet reads on (the default) or off: pages skipped by the page index
-    /// and late materialization (predicate columns decoded first, the others only for the rows
-    /// that pass), both by the predicate that may be evaluated on each file (the whole
-    /// predicate for files read raw, the primary-key conjuncts for files of merged splits).
+    /// Turns selective Parquet reads on (the default) or off: pages skipped by the page index,
+    /// key-sorted lookups in primary-key tables, and late materialization (predicate columns
+    /// decoded first, the others only for the rows that pass), all by the predicate that may be
+    /// evaluated on each file (the whole predicate for files read raw, the primary-key
+    /// conjuncts for files of merged splits).
     /// Results are the same either way; off reads whole column chunks of the kept row groups.
     #[must_use]
     pub fn with_selective(mut self, on: bool) -> Self {
@@ -626,6 +639,7 @@ impl TableRead {
             predicate: predicate.clone(),
             current_fields: self.table.schema().fields.clone().into(),
             late_materialization: true,
+            sorted_key: self.sorted_key.clone(),
             metrics: self.metrics.clone(),
         })
     }

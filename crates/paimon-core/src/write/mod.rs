@@ -26,7 +26,7 @@
 mod avro;
 mod builder;
 mod conform;
-mod datum;
+pub(crate) mod datum;
 pub(crate) mod file_index;
 pub(crate) mod file_writer;
 pub(crate) mod kv_layout;

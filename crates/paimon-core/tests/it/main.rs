@@ -25,6 +25,7 @@ mod java_append;
 mod java_expected;
 mod java_metadata;
 mod java_pk;
+mod key_lookup;
 mod key_pushdown;
 mod lookup_mode;
 mod merge_engines;

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use arrow_array::RecordBatch;
 use bytes::Bytes;
 use paimon_core::catalog::Table;
 use paimon_core::expr::{CompareOp, Literal, Predicate};
@@ -228,6 +229,18 @@ fn table_dirs(root: &Path, out: &mut Vec<PathBuf>) {
 /// or half of its rows, the smallest that fits) with a page index, padded through footer
 /// metadata to the original size; `false` (file untouched) when that is impossible.
 fn rewrite_small_pages(path: &Path) -> bool {
+    rewrite_parquet_with(path, |b| b, &[8, 4, 2])
+}
+
+/// Rewrites the Parquet file at `path` with the rows `transform` makes of its batches, in
+/// pages of 1/d of its rows for the first `d` of `divisors` that fits, with a page index,
+/// padded through footer metadata to the original size (the manifests stay valid); `false`
+/// (file untouched) when that is impossible.
+pub fn rewrite_parquet_with(
+    path: &Path,
+    transform: impl Fn(Vec<RecordBatch>) -> Vec<RecordBatch>,
+    divisors: &[usize],
+) -> bool {
     let orig = std::fs::read(path).unwrap();
     let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(orig.clone())) else {
         return false;
@@ -243,8 +256,9 @@ fn rewrite_small_pages(path: &Path) -> bool {
     if rows < 4 {
         return false;
     }
-    for page in [rows / 8, rows / 4, rows / 2] {
-        let page = page.max(2);
+    let batches = transform(batches);
+    for d in divisors {
+        let page = (rows / d).max(2);
         let write = |pad: usize| -> Option<Vec<u8>> {
             let props = WriterProperties::builder()
                 .set_statistics_enabled(EnabledStatistics::Page)
@@ -299,6 +313,21 @@ fn small_page_copy(table: &Path, tmp: &Path) -> (PathBuf, usize) {
     parquet_files(&to, &mut files);
     let n = files.iter().filter(|f| rewrite_small_pages(f)).count();
     (to, n)
+}
+
+/// The Parquet data files under `dir`.
+pub fn parquet_data_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    parquet_files(dir, &mut out);
+    out
+}
+
+/// Rewrites the Parquet data files under `dir` with small pages; how many were rewritten.
+pub fn rewrite_parquet_small_pages(dir: &Path) -> usize {
+    parquet_data_files(dir)
+        .iter()
+        .filter(|f| rewrite_small_pages(f))
+        .count()
 }
 
 fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {

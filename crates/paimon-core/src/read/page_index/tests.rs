@@ -89,6 +89,7 @@ async fn read(path: &Path, sql: &str, selective: bool, late: bool) -> Outcome {
             predicate: pred.clone(),
             current_fields: fields().into(),
             late_materialization: late,
+            sorted_key: None,
             metrics: metrics.clone(),
         });
     }
