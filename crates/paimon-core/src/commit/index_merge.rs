@@ -6,7 +6,9 @@
 //! - deletion vectors of bucket-unaware tables: keyed by file name, strict (re-adding a name,
 //!   deleting an unknown one, or two vectors for one data file fail);
 //! - global indexes: keyed by file name, DELETEs first; an ADD overlapping the row range of a
-//!   retained file of the same field fails.
+//!   retained file of the same field fails, unless one of them is a source-backed primary-key
+//!   payload (`_SOURCE_META`): their row ranges are group ordinals `[0, N-1]` of one source
+//!   group, so payloads of different buckets or levels always "overlap".
 //!
 //! Output order: index types sorted by name, entries in first-insertion order (Java uses hash
 //! order; readers do not depend on it).
@@ -197,7 +199,9 @@ fn global(
             let Some(n) = &a.global_index else { continue };
             let overlap =
                 k.row_range_start <= n.row_range_end && n.row_range_start <= k.row_range_end;
+            let source_backed = k.source_meta.is_some() || n.source_meta.is_some();
             if k.index_field_id == n.index_field_id
+                && !source_backed
                 && (k.extra_field_ids != n.extra_field_ids || overlap)
             {
                 return Err(conflict(
@@ -311,5 +315,28 @@ mod tests {
             g(FileKind::Add, "g3", 0, 20),
         ];
         assert_eq!(names(&combine(prev, &replace, false).unwrap()), ["g3"]);
+    }
+
+    /// Source-backed payloads (pk-btree) of other buckets keep their group-local ranges
+    /// `[0, N-1]`: adding one for another bucket is no conflict.
+    #[test]
+    fn source_backed_payloads_of_other_buckets_coexist() {
+        let g = |name: &str, bucket, end| IndexManifestEntry {
+            index_type: "btree".into(),
+            bucket,
+            global_index: Some(GlobalIndexMeta {
+                row_range_start: 0,
+                row_range_end: end,
+                index_field_id: 3,
+                extra_field_ids: None,
+                index_meta: None,
+                source_meta: Some(vec![0, 0, 0, 1]),
+            }),
+            deletion_vectors: None,
+            ..dv(FileKind::Add, bucket, name, &[])
+        };
+        let prev = vec![g("b0", 0, 99), g("b1", 1, 120)];
+        let out = combine(prev, &[g("b2", 2, 130)], false).unwrap();
+        assert_eq!(names(&out), ["b0", "b1", "b2"]);
     }
 }

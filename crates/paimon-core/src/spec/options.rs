@@ -185,6 +185,12 @@ pub const METADATA_STATS_DENSE_STORE: &str = "metadata.stats-dense-store";
 pub const DATA_FILE_PREFIX: &str = "data-file.prefix";
 /// `file.compression.zstd-level`, default 1.
 pub const FILE_COMPRESSION_ZSTD_LEVEL: &str = "file.compression.zstd-level";
+/// `parquet.page.size`: target bytes of a Parquet data page (Java hands `parquet.*` options to
+/// parquet-mr, `ParquetOutputFormat.PAGE_SIZE`; default 1 MiB).
+pub const PARQUET_PAGE_SIZE: &str = "parquet.page.size";
+/// `parquet.page.row.count.limit`: at most this many rows per Parquet data page
+/// (`ParquetOutputFormat.PAGE_ROW_COUNT_LIMIT`; default 20 000).
+pub const PARQUET_PAGE_ROW_COUNT_LIMIT: &str = "parquet.page.row.count.limit";
 
 /// Key prefixes accepted in overrides besides [`is_known_key`] names: per-field options and
 /// options passed through to formats, file systems and indexes.
@@ -211,6 +217,15 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "hadoop.",
     "dlf.",
 ];
+
+/// A positive Java `int` option, else `default` (parquet-mr rejects zero and negative sizes).
+fn positive(r: &mut OptionReader<'_>, key: &'static str, default: usize) -> Result<usize> {
+    match r.i32(key)? {
+        None => Ok(default),
+        Some(v) if v > 0 => Ok(v as usize),
+        Some(v) => Err(r.invalid(key, &v.to_string(), "must be greater than 0")),
+    }
+}
 
 /// Whether `key` is an option name Java `CoreOptions` (Paimon 2.0) declares, or one of its
 /// fallback keys, or starts with one of [`KNOWN_PREFIXES`].
@@ -339,6 +354,10 @@ pub struct TableOptions {
     pub data_file_prefix: String,
     /// `file.compression.zstd-level` (default 1).
     pub file_compression_zstd_level: i32,
+    /// `parquet.page.size` in bytes (default 1 MiB), positive.
+    pub parquet_page_size: usize,
+    /// `parquet.page.row.count.limit` (default 20 000), positive.
+    pub parquet_page_row_count_limit: usize,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// Every key not parsed into a field above (known untyped options, format options,
@@ -487,6 +506,8 @@ impl TableOptions {
             metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
+            parquet_page_size: positive(r, PARQUET_PAGE_SIZE, 1 << 20)?,
+            parquet_page_row_count_limit: positive(r, PARQUET_PAGE_ROW_COUNT_LIMIT, 20_000)?,
             per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),

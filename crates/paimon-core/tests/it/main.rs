@@ -24,6 +24,7 @@ mod java_metadata;
 mod java_pk;
 mod key_pushdown;
 mod merge_engines;
+mod pk_index_random;
 mod pk_random_tables;
 mod pypaimon;
 mod read_metadata;
