@@ -218,13 +218,14 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "dlf.",
 ];
 
-/// A positive Java `int` option, else `default` (parquet-mr rejects zero and negative sizes).
-fn positive(r: &mut OptionReader<'_>, key: &'static str, default: usize) -> Result<usize> {
-    match r.i32(key)? {
-        None => Ok(default),
-        Some(v) if v > 0 => Ok(v as usize),
-        Some(v) => Err(r.invalid(key, &v.to_string(), "must be greater than 0")),
-    }
+/// A positive Java `int` format option (kept in `extra` too), else `default`. Java hands
+/// `parquet.*` to parquet-mr, which fails only when a file is written; reading a table never
+/// fails on them, so a value that is not a positive integer falls back to the default here.
+fn positive(map: &HashMap<String, String>, key: &str, default: usize) -> usize {
+    map.get(key)
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .filter(|v| *v > 0)
+        .map_or(default, |v| v as usize)
 }
 
 /// Whether `key` is an option name Java `CoreOptions` (Paimon 2.0) declares, or one of its
@@ -354,9 +355,9 @@ pub struct TableOptions {
     pub data_file_prefix: String,
     /// `file.compression.zstd-level` (default 1).
     pub file_compression_zstd_level: i32,
-    /// `parquet.page.size` in bytes (default 1 MiB), positive.
+    /// `parquet.page.size` in bytes (default 1 MiB; not a positive integer: the default).
     pub parquet_page_size: usize,
-    /// `parquet.page.row.count.limit` (default 20 000), positive.
+    /// `parquet.page.row.count.limit` (default 20 000; not a positive integer: the default).
     pub parquet_page_row_count_limit: usize,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
@@ -419,6 +420,8 @@ impl TableOptions {
             .collect();
         options.extra = extra;
         options.per_field = FieldOptions::from_map(&map);
+        options.parquet_page_size = positive(&map, PARQUET_PAGE_SIZE, 1 << 20);
+        options.parquet_page_row_count_limit = positive(&map, PARQUET_PAGE_ROW_COUNT_LIMIT, 20_000);
         options.validate_options(r.kind())?;
         pk_index::validate_columns(
             &options.pk_btree_index_columns,
@@ -506,8 +509,8 @@ impl TableOptions {
             metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
-            parquet_page_size: positive(r, PARQUET_PAGE_SIZE, 1 << 20)?,
-            parquet_page_row_count_limit: positive(r, PARQUET_PAGE_ROW_COUNT_LIMIT, 20_000)?,
+            parquet_page_size: 1 << 20,
+            parquet_page_row_count_limit: 20_000,
             per_field: FieldOptions::default(),
             extra: BTreeMap::new(),
             raw: HashMap::new(),

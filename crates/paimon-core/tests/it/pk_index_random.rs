@@ -71,10 +71,13 @@ fn random_row(rng: &mut Rng, has_x: bool) -> Row {
     }
 }
 
+/// A three-valued function of (id, row): `None` is SQL's unknown.
+type Eval = Box<dyn Fn(i64, &Row) -> Option<bool>>;
+
 /// A predicate as SQL text and as a three-valued function of (id, row).
 struct Pred {
     sql: String,
-    eval: Box<dyn Fn(i64, &Row) -> Option<bool>>,
+    eval: Eval,
     /// Whether the index can evaluate it (an indexed leaf in an AND, or only indexed leaves in
     /// an OR).
     indexed: bool,
