@@ -326,4 +326,27 @@ mod tests {
         let out = combine(vec![sourced("s1")], &[sourced("s2")], false).unwrap();
         assert_eq!(names(&out), ["s1", "s2"]);
     }
+
+    /// Source-backed payloads (pk-btree) of other buckets keep their group-local ranges
+    /// `[0, N-1]`: adding one for another bucket is no conflict.
+    #[test]
+    fn source_backed_payloads_of_other_buckets_coexist() {
+        let g = |name: &str, bucket, end| IndexManifestEntry {
+            index_type: "btree".into(),
+            bucket,
+            global_index: Some(GlobalIndexMeta {
+                row_range_start: 0,
+                row_range_end: end,
+                index_field_id: 3,
+                extra_field_ids: None,
+                index_meta: None,
+                source_meta: Some(vec![0, 0, 0, 1]),
+            }),
+            deletion_vectors: None,
+            ..dv(FileKind::Add, bucket, name, &[])
+        };
+        let prev = vec![g("b0", 0, 99), g("b1", 1, 120)];
+        let out = combine(prev, &[g("b2", 2, 130)], false).unwrap();
+        assert_eq!(names(&out), ["b0", "b1", "b2"]);
+    }
 }

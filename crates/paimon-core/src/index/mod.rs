@@ -1,6 +1,8 @@
 //! Index files: deletion vectors, and the primary-key global index's pure decoders
-//! (`_SOURCE_META`, the BTree/SST payload, `_INDEX_META`); data-file indexes (`file_index`).
+//! (`_SOURCE_META`, the BTree/SST payload, `_INDEX_META`, the `pk-bitmap` payload
+//! `bitmap_global`); data-file indexes (`file_index`).
 
+pub mod bitmap_global;
 pub mod btree;
 pub mod deletion_vector;
 pub mod dv_encode;

@@ -189,6 +189,12 @@ pub const METADATA_STATS_DENSE_STORE: &str = "metadata.stats-dense-store";
 pub const DATA_FILE_PREFIX: &str = "data-file.prefix";
 /// `file.compression.zstd-level`, default 1.
 pub const FILE_COMPRESSION_ZSTD_LEVEL: &str = "file.compression.zstd-level";
+/// `parquet.page.size`: target bytes of a Parquet data page (Java hands `parquet.*` options to
+/// parquet-mr, `ParquetOutputFormat.PAGE_SIZE`; default 1 MiB).
+pub const PARQUET_PAGE_SIZE: &str = "parquet.page.size";
+/// `parquet.page.row.count.limit`: at most this many rows per Parquet data page
+/// (`ParquetOutputFormat.PAGE_ROW_COUNT_LIMIT`; default 20 000).
+pub const PARQUET_PAGE_ROW_COUNT_LIMIT: &str = "parquet.page.row.count.limit";
 
 /// Key prefixes accepted in overrides besides [`is_known_key`] names: per-field options and
 /// options passed through to formats, file systems and indexes.
@@ -215,6 +221,16 @@ pub const KNOWN_PREFIXES: &[&str] = &[
     "hadoop.",
     "dlf.",
 ];
+
+/// A positive Java `int` format option (kept in `extra` too), else `default`. Java hands
+/// `parquet.*` to parquet-mr, which fails only when a file is written; reading a table never
+/// fails on them, so a value that is not a positive integer falls back to the default here.
+fn positive(map: &HashMap<String, String>, key: &str, default: usize) -> usize {
+    map.get(key)
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .filter(|v| *v > 0)
+        .map_or(default, |v| v as usize)
+}
 
 /// Whether `key` is an option name Java `CoreOptions` (Paimon 2.0) declares, or one of its
 /// fallback keys, or starts with one of [`KNOWN_PREFIXES`].
@@ -345,6 +361,10 @@ pub struct TableOptions {
     pub data_file_prefix: String,
     /// `file.compression.zstd-level` (default 1).
     pub file_compression_zstd_level: i32,
+    /// `parquet.page.size` in bytes (default 1 MiB; not a positive integer: the default).
+    pub parquet_page_size: usize,
+    /// `parquet.page.row.count.limit` (default 20 000; not a positive integer: the default).
+    pub parquet_page_row_count_limit: usize,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// The `file-index.*` write options (columns, per-index options, in-manifest threshold).
@@ -409,6 +429,8 @@ impl TableOptions {
         options.extra = extra;
         options.per_field = FieldOptions::from_map(&map);
         options.file_index = FileIndexOptions::from_map(&map);
+        options.parquet_page_size = positive(&map, PARQUET_PAGE_SIZE, 1 << 20);
+        options.parquet_page_row_count_limit = positive(&map, PARQUET_PAGE_ROW_COUNT_LIMIT, 20_000);
         options.validate_options(r.kind())?;
         pk_index::validate_columns(
             &options.pk_btree_index_columns,
@@ -497,6 +519,8 @@ impl TableOptions {
             metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
+            parquet_page_size: 1 << 20,
+            parquet_page_row_count_limit: 20_000,
             per_field: FieldOptions::default(),
             file_index: FileIndexOptions::default(),
             extra: BTreeMap::new(),

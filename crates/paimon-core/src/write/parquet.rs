@@ -1,7 +1,8 @@
 //! Parquet data files as Java Paimon writes them (`RowDataParquetBuilder`, parquet-mr 1.16):
 //! root `paimon_schema`, Paimon field ids as Parquet field ids (list elements and map
 //! keys/values by the `SpecialFields` formulas), NOT NULL as `required`, writer version 1.0,
-//! dictionary on, column and offset indexes (page statistics), pages of 1 MiB / 20 000 rows,
+//! dictionary on, column and offset indexes (page statistics), pages of 1 MiB / 20 000 rows
+//! (`parquet.page.size` / `parquet.page.row.count.limit`),
 //! column-index bounds truncated at 64 bytes, footer statistics untruncated, no Arrow schema in
 //! the key-value metadata. Compression from `file.compression` (zstd level
 //! `file.compression.zstd-level`).
@@ -66,8 +67,8 @@ fn properties(options: &TableOptions) -> Result<WriterProperties> {
         .set_compression(compression(options)?)
         .set_dictionary_enabled(true)
         .set_dictionary_page_size_limit(1 << 20)
-        .set_data_page_size_limit(1 << 20)
-        .set_data_page_row_count_limit(20_000)
+        .set_data_page_size_limit(options.parquet_page_size)
+        .set_data_page_row_count_limit(options.parquet_page_row_count_limit)
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_column_index_truncate_length(Some(64))
         .set_statistics_truncate_length(None)

@@ -29,6 +29,7 @@ mod key_lookup;
 mod key_pushdown;
 mod lookup_mode;
 mod merge_engines;
+mod pk_index_random;
 mod pk_random_tables;
 mod pypaimon;
 mod read_metadata;

@@ -26,10 +26,11 @@ use futures::{stream, StreamExt};
 use roaring::RoaringTreemap;
 
 use self::evaluate::{Coverage, Evaluator};
-use self::payload::{BTreeGroupReader, GroupReader};
+use self::payload::{BTreeGroupReader, BitmapGroupReader, GroupReader};
 use self::predicate::{project, IndexPredicate};
 use self::validate::{validate_bucket, ActiveFile, Group};
 use crate::expr::LeafOp;
+use crate::index::bitmap_global::BitmapGlobalIndexReader;
 use crate::index::btree::{BTreeIndexReader, KeyType};
 use crate::io::FileIO;
 use crate::scan::context::ScanContext;
@@ -249,9 +250,8 @@ fn needed_groups(splits: &[Split], coverage: &Coverage, fields: &HashSet<i32>) -
 }
 
 /// Answers of the `needed` groups to the leaves of `pred` on their field, each payload loaded
-/// lazily (its tail, then the blocks the queries touch; payloads of all buckets concurrently). A
-/// group without an entry has no reader for its family (bitmap) or failed to open: its files
-/// fall back.
+/// lazily (BTree: its tail, then the blocks the queries touch; bitmap: the whole file; payloads
+/// of all buckets concurrently). A group without an entry failed to open: its files fall back.
 async fn open_readers(
     io: &FileIO,
     groups: &[GroupInfo],
@@ -260,27 +260,31 @@ async fn open_readers(
     pred: &IndexPredicate,
     m: &mut GlobalIndexMetrics,
 ) -> HashMap<usize, Arc<dyn GroupReader>> {
-    let jobs = needed
-        .iter()
-        .filter(|g| groups[**g].family == PkIndexFamily::BTree)
-        .map(|g| {
-            let info = &groups[*g];
-            let (entry, path) = &payloads[info.payload];
-            let mut ops = Vec::new();
-            pred.leaves_of(info.field_id, &mut ops);
-            async move {
-                let len = u64::try_from(entry.file_size).unwrap_or(0);
-                let answers = answer(io, path, len, &info.data_type, &ops).await;
-                (*g, path, answers)
-            }
-        });
+    let jobs = needed.iter().map(|g| {
+        let info = &groups[*g];
+        let (entry, path) = &payloads[info.payload];
+        let mut ops = Vec::new();
+        pred.leaves_of(info.field_id, &mut ops);
+        async move {
+            let len = u64::try_from(entry.file_size).unwrap_or(0);
+            let answers: crate::Result<Arc<dyn GroupReader>> = match info.family {
+                PkIndexFamily::BTree => answer(io, path, len, &info.data_type, &ops)
+                    .await
+                    .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
+                PkIndexFamily::Bitmap => open_bitmap(io, path, &info.data_type)
+                    .await
+                    .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
+            };
+            (*g, path, answers)
+        }
+    });
     let opened: Vec<_> = stream::iter(jobs).buffer_unordered(16).collect().await;
     let mut out: HashMap<usize, Arc<dyn GroupReader>> = HashMap::new();
     for (g, path, r) in opened {
         match r {
             Ok(r) => {
                 m.payloads_opened += 1;
-                out.insert(g, Arc::new(r));
+                out.insert(g, r);
             }
             Err(e) => {
                 m.payloads_failed += 1;
@@ -289,6 +293,18 @@ async fn open_readers(
         }
     }
     out
+}
+
+/// Reads the bitmap payload at `path` whole (its dictionary is scanned by range queries).
+async fn open_bitmap(
+    io: &FileIO,
+    path: &str,
+    data_type: &DataType,
+) -> crate::Result<BitmapGroupReader> {
+    let key_type = KeyType::from_data_type(data_type)?;
+    let bytes = io.read(path).await?;
+    let reader = BitmapGlobalIndexReader::from_bytes(path, bytes, key_type)?;
+    Ok(BitmapGroupReader::new(reader, data_type.clone()))
 }
 
 /// Opens the payload at `path` and answers `ops`.

@@ -5,7 +5,10 @@
 
 use roaring::RoaringTreemap;
 
+use std::cmp::Ordering;
+
 use crate::expr::LeafOp;
+use crate::index::bitmap_global::BitmapGlobalIndexReader;
 use crate::index::btree::{BTreeIndexReader, Key, KeyType};
 use crate::spec::types::{DataType, TypeKind};
 use crate::spec::Datum;
@@ -54,6 +57,47 @@ impl GroupReader for BTreeGroupReader {
             LeafOp::IsNull => r.is_null().map(|b| (*b).clone()),
             // Prefix matches: every non-null row, a superset the residual filter refines.
             LeafOp::IsNotNull | LeafOp::StartsWith(_) | LeafOp::NotStartsWith(_) => r.is_not_null(),
+        })
+    }
+}
+
+/// A [`GroupReader`] over a bitmap payload (`pk-bitmap`; Java `BitmapIndexReader`).
+pub(crate) struct BitmapGroupReader {
+    reader: BitmapGlobalIndexReader,
+    data_type: DataType,
+}
+
+impl BitmapGroupReader {
+    /// A reader of `reader`'s payload, for a column of `data_type`.
+    pub fn new(reader: BitmapGlobalIndexReader, data_type: DataType) -> Self {
+        BitmapGroupReader { reader, data_type }
+    }
+
+    fn range(&self, d: &Datum, wanted: &[Ordering]) -> Option<Result<RoaringTreemap>> {
+        let key = datum_to_key(d, &self.data_type)?;
+        Some(self.reader.range(&key, wanted))
+    }
+}
+
+impl GroupReader for BitmapGroupReader {
+    fn query(&self, op: &LeafOp) -> Option<Result<RoaringTreemap>> {
+        use Ordering::{Equal, Greater, Less};
+        let r = &self.reader;
+        let key = |d: &Datum| datum_to_key(d, &self.data_type);
+        let keys = |ds: &[Datum]| ds.iter().map(key).collect::<Option<Vec<Key>>>();
+        let not_null = || r.is_not_null().clone();
+        Some(match op {
+            LeafOp::Eq(v) => r.equal(&key(v)?),
+            LeafOp::NotEq(v) => r.equal(&key(v)?).map(|m| not_null() - m),
+            LeafOp::Lt(v) => return self.range(v, &[Less]),
+            LeafOp::LtEq(v) => return self.range(v, &[Less, Equal]),
+            LeafOp::Gt(v) => return self.range(v, &[Greater]),
+            LeafOp::GtEq(v) => return self.range(v, &[Greater, Equal]),
+            LeafOp::In(vs) => r.in_list(&keys(vs)?),
+            LeafOp::NotIn(vs) => r.in_list(&keys(vs)?).map(|m| not_null() - m),
+            LeafOp::IsNull => Ok(r.is_null().clone()),
+            // Prefix matches: every non-null row, a superset the residual filter refines.
+            LeafOp::IsNotNull | LeafOp::StartsWith(_) | LeafOp::NotStartsWith(_) => Ok(not_null()),
         })
     }
 }

@@ -20,7 +20,7 @@ const SORTED_INDEX_RECORDS_PER_RANGE: &str = "sorted-index.records-per-range";
 pub enum PkIndexFamily {
     /// `pk-btree`: BTree (SST) payloads.
     BTree,
-    /// `pk-bitmap`: bitmap payloads (validated, evaluated by falling back).
+    /// `pk-bitmap`: bitmap payloads (`index::bitmap_global`).
     Bitmap,
 }
 

@@ -602,3 +602,33 @@ fn stored_bucket_key_and_function() {
     );
     assert!(stored_bucket_function(&map(&[("bucket-function.type", "murmur")])).is_err());
 }
+
+#[test]
+fn parquet_page_limits() {
+    let o = parse(&[]).unwrap();
+    assert_eq!(
+        (o.parquet_page_size, o.parquet_page_row_count_limit),
+        (1 << 20, 20_000)
+    );
+    let o = parse(&[
+        ("parquet.page.size", "8192"),
+        ("parquet.page.row.count.limit", "100"),
+    ])
+    .unwrap();
+    assert_eq!(
+        (o.parquet_page_size, o.parquet_page_row_count_limit),
+        (8192, 100)
+    );
+    for (k, v) in [
+        ("parquet.page.row.count.limit", "0"),
+        ("parquet.page.size", "-1"),
+        ("parquet.page.size", "1 mb"),
+    ] {
+        let o = parse(&[(k, v)]).unwrap();
+        assert_eq!(
+            (o.parquet_page_size, o.parquet_page_row_count_limit),
+            (1 << 20, 20_000)
+        );
+        assert_eq!(o.extra[k], v);
+    }
+}
