@@ -126,3 +126,20 @@ pub(crate) fn for_data_file(
     }
     stats
 }
+
+/// Key stats of a primary-key data file (`_KEY_STATS`: the trimmed primary keys of the file's
+/// own schema, in key order), seen through `current` by field id. Unknown when the file's
+/// schema names a key it lacks (pruning then fails open).
+pub(crate) fn for_key_stats(
+    file: &DataFileMeta,
+    file_schema: &crate::spec::schema::TableSchema,
+    current: &[DataField],
+) -> DecodedStats {
+    match file_schema.fields_of(&file_schema.trimmed_primary_keys()) {
+        Ok(keys) => decode_stats(&file.key_stats, &keys, current, Some(file.row_count)),
+        Err(_) => DecodedStats {
+            row_count: Some(file.row_count),
+            ..DecodedStats::default()
+        },
+    }
+}

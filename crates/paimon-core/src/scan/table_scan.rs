@@ -5,7 +5,8 @@
 //! because an ADD and its DELETE share partition and bucket): partition predicate, explicit
 //! bucket; after netting: level rules, inferred bucket ([`BucketPruner`]), value stats (append
 //! tables only; primary-key tables must not prune by value stats, which would resurrect stale
-//! versions). Rows of other buckets are dropped while manifests are decoded (their `_FILE` left
+//! versions), key stats (primary-key tables: the conjuncts on trimmed primary keys against
+//! `_KEY_STATS`, Java's key filter). Rows of other buckets are dropped while manifests are decoded (their `_FILE` left
 //! undecoded): every row for an explicit bucket; for inferred pruning only ADDs at the current
 //! bucket count and schema whose bucket no partition selects (DELETEs kept, so netting is
 //! unchanged; the pruner after netting would drop those ADDs anyway). With the live-entry cache
@@ -364,6 +365,7 @@ impl<'a> Planner<'a> {
             Some(p) if !schema.has_primary_key() => Some(p.clone()),
             _ => None,
         };
+        let key_pred = self.key_stats_predicate();
         let index_pred = self.file_index_predicate();
         let sm = self.ctx.table.snapshot_manager().clone();
         let mut out = Vec::with_capacity(live.len());
@@ -385,6 +387,16 @@ impl<'a> Planner<'a> {
                     continue;
                 }
             }
+            if let Some(pred) = &key_pred {
+                let file_schema = sm.schema(e.file.schema_id).await?;
+                let stats = file_stats::for_key_stats(&e.file, &file_schema, &schema.fields);
+                // A file whose key range excludes every matching key holds no version of any
+                // matching key (Java `KeyValueFileStoreScan` key filter); fails open.
+                if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
+                    self.metrics.files_skipped_by_stats += 1;
+                    continue;
+                }
+            }
             if let (Some(pred), Some(_)) = (&index_pred, &e.file.embedded_index) {
                 let file_schema = sm.schema(e.file.schema_id).await?;
                 let m = &mut self.metrics.file_index;
@@ -395,6 +407,32 @@ impl<'a> Planner<'a> {
             out.push(e);
         }
         Ok(out)
+    }
+
+    /// The conjuncts of the predicate on trimmed primary-key columns only, for a primary-key
+    /// table: evaluated on each file's key stats (every version of a key lies in a file whose
+    /// key range holds it, so pruning by key never changes a merge's result).
+    fn key_stats_predicate(&self) -> Option<BoundPredicate> {
+        let schema = self.ctx.table.schema();
+        if !schema.has_primary_key() {
+            return None;
+        }
+        let keys: std::collections::BTreeSet<i32> = schema
+            .fields_of(&schema.trimmed_primary_keys())
+            .ok()?
+            .iter()
+            .map(|f| f.id)
+            .collect();
+        let conjuncts = self
+            .ctx
+            .predicate
+            .iter()
+            .flat_map(BoundPredicate::split_and)
+            .filter(|c| c.references_only(&keys));
+        match BoundPredicate::and_all(conjuncts) {
+            BoundPredicate::AlwaysTrue => None,
+            p => Some(p),
+        }
     }
 
     /// The predicate embedded file indexes are evaluated with, if any: append tables whenever

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
+use futures::TryStreamExt;
 use paimon_core::spec::binary_row::BinaryRow;
 use paimon_core::spec::datum::Datum;
 use paimon_core::spec::types::{DataType, TypeKind};
@@ -579,4 +580,52 @@ async fn partial_update_and_aggregation_merge_in_the_buffer_and_across_commits()
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
+}
+
+/// Primary-key files whose key range excludes the key conjuncts are skipped at planning (Java's
+/// key filter); files holding any version of a matching key are kept, so updates still merge.
+#[tokio::test]
+async fn key_stats_prune_files_without_the_key() {
+    let t = create_table(
+        "pk_key_stats",
+        &[("id", "INT NOT NULL"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("bucket", "1")],
+    )
+    .await;
+    for lo in [0, 10, 20] {
+        let rows: Vec<Value> = (lo..lo + 10)
+            .map(|i| json!({"id": i, "v": format!("v{i}")}))
+            .collect();
+        write_commit(&t, &[batch(&t, &rows)]).await;
+    }
+    write_commit(&t, &[batch(&t, &[json!({"id": 15, "v": "updated"})])]).await;
+    let query = |filter: &'static str| {
+        let t = t.clone();
+        async move {
+            let scan = t.scan().with_filter(filter).unwrap().build().unwrap();
+            let plan = scan.plan().await.unwrap();
+            let skipped = plan.metrics.files_skipped_by_stats;
+            let batches: Vec<RecordBatch> =
+                scan.to_arrow().await.unwrap().try_collect().await.unwrap();
+            let rows = render_sorted(&t, &batches);
+            (skipped, rows)
+        }
+    };
+    let (skipped, rows) = query("id = 15").await;
+    assert_eq!(skipped, 2, "files [0, 9] and [20, 29] cannot hold key 15");
+    assert_eq!(
+        rows,
+        render_sorted(&t, &[batch(&t, &[json!({"id": 15, "v": "updated"})])])
+    );
+    // A value conjunct never prunes primary-key files (it could resurrect an old version).
+    let (skipped, rows) = query("id = 15 AND v = 'v15'").await;
+    assert_eq!(skipped, 2);
+    assert!(rows.is_empty(), "{rows:?}");
+    let (skipped, _) = query("v = 'v15'").await;
+    assert_eq!(skipped, 0);
+    let (skipped, rows) = query("id >= 25 OR id < 2").await;
+    assert_eq!(skipped, 2, "only [0, 9] and [20, 29] can match");
+    assert_eq!(rows.len(), 7);
 }
