@@ -23,12 +23,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int64Type, Int8Type};
+use arrow_array::types::Int64Type;
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_row::{RowConverter, SortField};
 use bytes::Bytes;
 use futures::StreamExt;
 
+use super::pk::kv_file_batch;
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
 use crate::index::deletion_vector::MAGIC_V32;
@@ -304,24 +305,9 @@ async fn rewrite(
         if batch.num_rows() == 0 {
             continue;
         }
-        let column = |i: usize| {
-            batch
-                .columns()
-                .get(i)
-                .cloned()
-                .ok_or_else(|| Error::internal("merged system column missing"))
-        };
-        let seq = column(n)?.as_primitive::<Int64Type>().clone();
-        let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
-        let values = RecordBatch::try_new(
-            values_schema.clone(),
-            batch
-                .columns()
-                .get(..n)
-                .ok_or_else(|| Error::internal("merged batch lacks table columns"))?
-                .to_vec(),
-        )?;
-        writer.write(&kv.file_batch(&values, seq, kinds)?).await?;
+        writer
+            .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
+            .await?;
     }
     writer.flush().await
 }

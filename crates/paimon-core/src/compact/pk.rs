@@ -74,25 +74,38 @@ pub(super) async fn compact_bucket(
         if batch.num_rows() == 0 {
             continue;
         }
-        let column = |i: usize| {
-            batch
-                .columns()
-                .get(i)
-                .cloned()
-                .ok_or_else(|| Error::internal("merged system column missing"))
-        };
-        let seq = column(n)?.as_primitive::<Int64Type>().clone();
-        let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
-        let values = RecordBatch::try_new(
-            values_schema.clone(),
-            batch
-                .columns()
-                .get(..n)
-                .ok_or_else(|| Error::internal("merged batch lacks table columns"))?
-                .to_vec(),
-        )?;
-        writer.write(&kv.file_batch(&values, seq, kinds)?).await?;
+        writer
+            .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
+            .await?;
     }
     let after = as_compacted(writer.flush().await?, max_level);
     Ok(Some((files, after)))
+}
+
+/// A merged batch (table columns, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` at `n` and `n + 1`)
+/// in the key-value file layout.
+pub(super) fn kv_file_batch(
+    batch: &RecordBatch,
+    n: usize,
+    values_schema: &arrow_schema::SchemaRef,
+    kv: &KvLayout,
+) -> Result<RecordBatch> {
+    let column = |i: usize| {
+        batch
+            .columns()
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::internal("merged system column missing"))
+    };
+    let seq = column(n)?.as_primitive::<Int64Type>().clone();
+    let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
+    let values = RecordBatch::try_new(
+        values_schema.clone(),
+        batch
+            .columns()
+            .get(..n)
+            .ok_or_else(|| Error::internal("merged batch lacks table columns"))?
+            .to_vec(),
+    )?;
+    kv.file_batch(&values, seq, kinds)
 }
