@@ -360,7 +360,6 @@ impl<'a> Planner<'a> {
     async fn filter_live(&mut self, live: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
         let schema = self.ctx.table.schema().clone();
         let skip_level0 = self.skip_level0();
-        let postpone_mor = self.ctx.table.options().postpone_merge_on_read;
         let stats_pred = match &self.ctx.predicate {
             Some(p) if !schema.has_primary_key() => Some(p.clone()),
             _ => None,
@@ -370,7 +369,11 @@ impl<'a> Planner<'a> {
         let sm = self.ctx.table.snapshot_manager().clone();
         let mut out = Vec::with_capacity(live.len());
         for e in live {
-            if (skip_level0 && e.file.level == 0) || (e.bucket < 0 && !postpone_mor) {
+            // Postpone-bucket files (bucket -2) wait for a postpone compaction: Java's batch
+            // scan reads real buckets only (`AbstractBatchTableScan` → `onlyReadRealBuckets`,
+            // also with `postpone.merge-on-read`, which engines implement by routing the rows
+            // themselves); their rows are unsorted, so no merge could read them anyway.
+            if (skip_level0 && e.file.level == 0) || e.bucket < 0 {
                 self.metrics.files_skipped_by_level += 1;
                 continue;
             }

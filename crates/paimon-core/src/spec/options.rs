@@ -175,6 +175,10 @@ pub const FILE_INDEX_READ_ENABLED: &str = "file-index.read.enabled";
 pub const POSTPONE_MERGE_ON_READ: &str = "postpone.merge-on-read";
 /// `postpone.default-bucket-num`, default 1.
 pub const POSTPONE_DEFAULT_BUCKET_NUM: &str = "postpone.default-bucket-num";
+/// `dynamic-bucket.target-row-num`, default 2,000,000.
+pub const DYNAMIC_BUCKET_TARGET_ROW_NUM: &str = "dynamic-bucket.target-row-num";
+/// `dynamic-bucket.max-buckets`, default -1 (unlimited).
+pub const DYNAMIC_BUCKET_MAX_BUCKETS: &str = "dynamic-bucket.max-buckets";
 /// `row-tracking.enabled`, default false.
 pub const ROW_TRACKING_ENABLED: &str = "row-tracking.enabled";
 /// `data-evolution.enabled`, default false.
@@ -344,6 +348,11 @@ pub struct TableOptions {
     pub postpone_merge_on_read: bool,
     /// `postpone.default-bucket-num` (default 1).
     pub postpone_default_bucket_num: i32,
+    /// `dynamic-bucket.target-row-num` (default 2,000,000): keys a dynamic bucket takes
+    /// before the writer opens another.
+    pub dynamic_bucket_target_row_num: i64,
+    /// `dynamic-bucket.max-buckets` (default -1 = up to 32766 buckets per partition).
+    pub dynamic_bucket_max_buckets: i32,
     /// `row-tracking.enabled` (default false).
     pub row_tracking_enabled: bool,
     /// `data-evolution.enabled` (default false).
@@ -511,6 +520,10 @@ impl TableOptions {
             file_index_read_enabled: r.bool(FILE_INDEX_READ_ENABLED, true)?,
             postpone_merge_on_read: r.bool(POSTPONE_MERGE_ON_READ, false)?,
             postpone_default_bucket_num: r.i32(POSTPONE_DEFAULT_BUCKET_NUM)?.unwrap_or(1),
+            dynamic_bucket_target_row_num: r
+                .i64_with(DYNAMIC_BUCKET_TARGET_ROW_NUM, &[])?
+                .unwrap_or(2_000_000),
+            dynamic_bucket_max_buckets: r.i32(DYNAMIC_BUCKET_MAX_BUCKETS)?.unwrap_or(-1),
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
             commit: CommitOptions::parse(r)?,

@@ -9,7 +9,10 @@
 //! columns, embedded or `<file>.index`) and `DataFileMeta`. Append tables write rows in arrival order with one
 //! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
 //! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
-//! (`restore`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
+//! (`restore`). Dynamic-bucket tables (`bucket = -1` with a primary key) choose each key's
+//! bucket from the table's `HASH` index and write that index back (`dynamic_bucket`);
+//! postpone-bucket tables (`bucket = -2`) write unsorted rows to `bucket-postpone`
+//! (`postpone`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
 //! publishes them.
 //!
 //! ```no_run
@@ -27,6 +30,7 @@ mod avro;
 mod builder;
 mod conform;
 pub(crate) mod datum;
+mod dynamic_bucket;
 pub(crate) mod file_index;
 pub(crate) mod file_writer;
 pub(crate) mod kv_layout;
@@ -34,6 +38,7 @@ mod kv_merge;
 mod kv_writer;
 mod orc;
 mod parquet;
+mod postpone;
 mod restore;
 mod route;
 mod row_kind;

@@ -5,7 +5,10 @@
 //! and directory name per distinct partition, not per row). Buckets of fixed-bucket tables
 //! come from the table's bucket function over the bucket-key `BinaryRow`, the same function
 //! the reader's bucket pruning uses; that row is encoded per row into one reused buffer.
-//! Bucket-unaware append tables write everything to bucket 0.
+//! Bucket-unaware append tables write everything to bucket 0, postpone-bucket tables to bucket
+//! -2 (`bucket-postpone`). Dynamic-bucket tables get the hash code of each row's trimmed
+//! primary key (`key_hashes`); `write::dynamic_bucket` turns those into buckets and `group`
+//! splits the batch.
 
 use std::collections::HashMap;
 
@@ -16,6 +19,7 @@ use arrow_select::take::take_record_batch;
 use super::datum::datum_at;
 use crate::bucket::{BucketFunction, BucketFunctionType};
 use crate::catalog::Table;
+use crate::io::join;
 use crate::spec::binary_row::writer::encode_into;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::options::{BucketFunctionKind, BucketMode};
@@ -23,8 +27,26 @@ use crate::spec::partition_path::partition_path;
 use crate::spec::types::{DataField, DataType};
 use crate::{Error, Result};
 
+/// Bucket id of the postpone bucket (Java `BucketMode.POSTPONE_BUCKET`).
+pub(crate) const POSTPONE_BUCKET: i32 = -2;
+
 /// A partition: serialized `BinaryRow` and relative directory.
-type Partition = (Vec<u8>, String);
+pub(crate) type Partition = (Vec<u8>, String);
+
+/// The directory of bucket `bucket` of partition directory `partition_dir` (Java
+/// `FileStorePathFactory#bucketPath`: `[data-file.path-directory/]<partition>bucket-<b>`, the
+/// postpone bucket as `bucket-postpone`).
+pub(crate) fn bucket_dir(table: &Table, partition_dir: &str, bucket: i32) -> String {
+    let mut dir = table.location().to_string();
+    if let Some(d) = &table.options().data_file_path_directory {
+        dir = join(&dir, d);
+    }
+    let name = match bucket {
+        POSTPONE_BUCKET => "bucket-postpone".to_string(),
+        b => format!("bucket-{b}"),
+    };
+    join(&dir, &format!("{partition_dir}{name}"))
+}
 
 /// Rows of one (partition, bucket) of a batch.
 #[derive(Debug)]
@@ -49,6 +71,16 @@ pub(crate) struct Router {
     default_name: String,
     legacy_name: bool,
     bucket: Option<FixedBucket>,
+    /// Trimmed primary-key columns of a dynamic-bucket table (their `BinaryRow` hash decides
+    /// the bucket).
+    key: Option<KeyRow>,
+    postpone: bool,
+}
+
+#[derive(Debug)]
+struct KeyRow {
+    positions: Vec<usize>,
+    types: Vec<DataType>,
 }
 
 #[derive(Debug)]
@@ -95,22 +127,66 @@ impl Router {
             }
             _ => None,
         };
+        let key = match (options.bucket, schema.has_primary_key()) {
+            (BucketMode::Dynamic, true) => {
+                let fields = schema.fields_of(&schema.trimmed_primary_keys())?;
+                Some(KeyRow {
+                    positions: positions(&fields, &schema.fields)?,
+                    types: fields.iter().map(|f| f.data_type.clone()).collect(),
+                })
+            }
+            _ => None,
+        };
         Ok(Router {
             partition_fields,
             partition_positions,
             default_name: options.partition_default_name.clone(),
             legacy_name: options.partition_legacy_name,
             bucket,
+            key,
+            postpone: options.bucket == BucketMode::Postpone,
         })
     }
 
-    /// The `_TOTAL_BUCKETS` of written files (-1 for bucket-unaware tables).
+    /// The `_TOTAL_BUCKETS` of written files (-1 for bucket-unaware and dynamic-bucket tables,
+    /// -2 for postpone-bucket tables).
     pub(crate) fn total_buckets(&self) -> i32 {
-        self.bucket.as_ref().map_or(-1, |b| b.count)
+        match (&self.bucket, self.postpone) {
+            (Some(b), _) => b.count,
+            (None, true) => POSTPONE_BUCKET,
+            (None, false) => -1,
+        }
+    }
+
+    /// Whether buckets come from the dynamic-bucket index ([`Router::key_hashes`] +
+    /// [`Router::group`]) instead of [`Router::route`].
+    pub(crate) fn is_dynamic(&self) -> bool {
+        self.key.is_some()
+    }
+
+    /// Java `BinaryRow#hashCode` of every row's trimmed primary key (dynamic-bucket tables).
+    pub(crate) fn key_hashes(&self, batch: &RecordBatch) -> Result<Vec<i32>> {
+        let k = self
+            .key
+            .as_ref()
+            .ok_or_else(|| Error::internal("key hashes of a table without dynamic buckets"))?;
+        let columns: Vec<&ArrayRef> = k.positions.iter().map(|&p| batch.column(p)).collect();
+        let mut values = Vec::with_capacity(columns.len());
+        let mut key = BinaryRow::empty();
+        (0..batch.num_rows())
+            .map(|row| {
+                values.clear();
+                for (c, t) in columns.iter().zip(&k.types) {
+                    values.push(datum_at(c.as_ref(), row, t)?);
+                }
+                encode_into(&values, &k.types, &mut key)?;
+                Ok(key.hash_code())
+            })
+            .collect()
     }
 
     /// The partition of every row: group ids and, per group, (serialized row, directory).
-    fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<Partition>)> {
+    pub(crate) fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<Partition>)> {
         let rows = batch.num_rows();
         if self.partition_fields.is_empty() {
             let empty = BinaryRow::empty().serialize();
@@ -166,7 +242,8 @@ impl Router {
     /// The bucket of every row.
     pub(crate) fn buckets(&self, batch: &RecordBatch) -> Result<Vec<i32>> {
         let Some(b) = &self.bucket else {
-            return Ok(vec![0; batch.num_rows()]);
+            let bucket = if self.postpone { POSTPONE_BUCKET } else { 0 };
+            return Ok(vec![bucket; batch.num_rows()]);
         };
         let columns: Vec<&ArrayRef> = b.positions.iter().map(|&p| batch.column(p)).collect();
         // One value vector and one row buffer for all rows (string values still allocate).
@@ -188,6 +265,16 @@ impl Router {
     pub(crate) fn route(&self, batch: &RecordBatch) -> Result<Vec<Routed>> {
         let (partition_ids, partitions) = self.partitions(batch)?;
         let buckets = self.buckets(batch)?;
+        Self::group(batch, &partition_ids, partitions, &buckets)
+    }
+
+    /// Splits `batch` by the partition group and bucket of each row.
+    pub(crate) fn group(
+        batch: &RecordBatch,
+        partition_ids: &[usize],
+        partitions: Vec<Partition>,
+        buckets: &[i32],
+    ) -> Result<Vec<Routed>> {
         if partitions.len() == 1 && buckets.iter().all(|b| Some(b) == buckets.first()) {
             let (partition, partition_dir) = partitions.into_iter().next().unwrap_or_default();
             return Ok(vec![Routed {
@@ -200,7 +287,7 @@ impl Router {
         }
         let mut groups: HashMap<(usize, i32), Vec<u32>> = HashMap::new();
         let mut order = Vec::new();
-        for (row, (p, b)) in partition_ids.iter().zip(&buckets).enumerate() {
+        for (row, (p, b)) in partition_ids.iter().zip(buckets).enumerate() {
             let rows = groups.entry((*p, *b)).or_insert_with(|| {
                 order.push((*p, *b));
                 Vec::new()

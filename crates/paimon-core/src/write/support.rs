@@ -60,17 +60,21 @@ pub(crate) fn check_supported(table: &Table) -> Result<()> {
     match options.bucket {
         BucketMode::Fixed(_) => {}
         BucketMode::Dynamic => {
-            return Err(unsupported(
-                "dynamic-bucket (bucket = -1) primary-key tables",
-                "bucket",
-            ))
+            let keys = &schema.primary_keys;
+            if let Some(p) = schema.partition_keys.iter().find(|p| !keys.contains(p)) {
+                // Java KEY_DYNAMIC mode: a global key index bootstrapped from the table.
+                return Err(unsupported(
+                    &format!(
+                        "cross-partition updates (bucket = -1 with a primary key {keys:?} \
+                         that does not contain partition key '{p}')"
+                    ),
+                    "bucket",
+                ));
+            }
         }
-        BucketMode::Postpone => {
-            return Err(unsupported(
-                "postpone-bucket (bucket = -2) tables",
-                "bucket",
-            ))
-        }
+        // Postpone files are read by no one until compacted: merge engines, deletion vectors
+        // and changelog producers only matter to that compaction.
+        BucketMode::Postpone => return Ok(()),
     }
     if options.merge_engine == MergeEngine::FirstRow {
         // Readers skip level 0 of first-row tables; Java compacts it away before the commit.

@@ -9,29 +9,33 @@ use arrow_schema::SchemaRef;
 use arrow_select::take::take;
 
 use super::conform::conform;
+use super::dynamic_bucket::DynamicBuckets;
 use super::file_index::IndexPlan;
 use super::file_writer::{FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
 use super::kv_merge::BufferMerge;
 use super::kv_writer::KvWriter;
 use super::parquet::parquet_schema;
+use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
-use super::route::{Routed, Router};
+use super::route::{bucket_dir, Routed, Router};
 use super::row_kind::{kind_array, kinds_from_column, RowKind};
 use super::stats::{StatsCollector, StatsColumn};
 use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
-use crate::io::join;
 use crate::mergetree::merge_function::is_retract;
-use crate::spec::options::{BucketMode, FileFormat, MergeEngine, StatsMode};
+use crate::spec::options::{BucketMode, FileFormat, MergeEngine};
 use crate::{Error, Result};
 
 /// The writer of one (partition, bucket).
 enum BucketWriter {
     Append(RollingWriter),
     Kv(KvWriter),
+    /// Postpone bucket: key-value rows in arrival order, unsorted and unmerged, sequence
+    /// number -1 (Java `PostponeBucketWriter`).
+    Postpone(RollingWriter),
 }
 
 /// Writes Arrow record batches into a table's data files and prepares the commit messages.
@@ -57,6 +61,8 @@ pub struct TableWrite {
     merge: Option<Arc<BufferMerge>>,
     writers: BTreeMap<(Vec<u8>, i32), BucketWriter>,
     restored: Option<NextSequence>,
+    /// Bucket assignment and `HASH` index of dynamic-bucket primary-key tables.
+    dynamic: Option<DynamicBuckets>,
 }
 
 impl std::fmt::Debug for TableWrite {
@@ -97,6 +103,7 @@ fn value_stats(table: &Table, offset: usize, parquet: bool) -> Result<StatsColle
 impl TableWrite {
     pub(crate) fn new(table: Table, commit_user: String) -> Result<Self> {
         check_supported(&table)?;
+        let table = postpone::file_options(table, &commit_user)?;
         let schema = table.schema().clone();
         let options = table.options().clone();
         let target = arrow_schema(&schema.fields)?;
@@ -121,13 +128,14 @@ impl TableWrite {
             Some(kv) => {
                 let key_fields: Vec<_> =
                     kv.fields.iter().take(kv.file_key.positions.len()).collect();
+                let key_mode = postpone::key_stats_mode(&options);
                 let key_columns: Vec<StatsColumn<'_>> = key_fields
                     .iter()
                     .zip(&kv.file_key.positions)
                     .map(|(field, &position)| StatsColumn {
                         field,
                         position,
-                        mode: StatsMode::Truncate(128),
+                        mode: key_mode.clone(),
                     })
                     .collect();
                 (
@@ -156,8 +164,14 @@ impl TableWrite {
             }
             _ => None,
         };
+        let router = Router::new(&table)?;
+        let dynamic = match router.is_dynamic() {
+            true => Some(DynamicBuckets::new(&table)?),
+            false => None,
+        };
         Ok(TableWrite {
-            router: Router::new(&table)?,
+            router,
+            dynamic,
             merge,
             table,
             commit_user,
@@ -215,10 +229,20 @@ impl TableWrite {
         // Null keys first: a NOT NULL key column would otherwise fail with the generic message.
         self.check_keys(batch, &kinds)?;
         let batch = conform(batch, &self.table.schema().fields, &self.target)?;
+        let (batch, kinds) = postpone::drop_ignored_retracts(&self.table, batch, kinds)?;
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        for part in self.router.route(&batch)? {
+        let parts = match &mut self.dynamic {
+            None => self.router.route(&batch)?,
+            Some(dynamic) => {
+                let (ids, partitions) = self.router.partitions(&batch)?;
+                let hashes = self.router.key_hashes(&batch)?;
+                let buckets = dynamic.assign(&ids, &partitions, &hashes).await?;
+                Router::group(&batch, &ids, partitions, &buckets)?
+            }
+        };
+        for part in parts {
             let part_kinds = match &part.rows {
                 None => kinds.clone(),
                 Some(rows) => kinds_for(&kinds, rows)?,
@@ -261,17 +285,13 @@ impl TableWrite {
         let key = (part.partition.clone(), part.bucket);
         if !self.writers.contains_key(&key) {
             let next_seq = self.starting_sequence(&key).await?;
-            let mut dir = self.table.location().to_string();
-            if let Some(d) = &self.table.options().data_file_path_directory {
-                dir = join(&dir, d);
-            }
-            let dir = join(
-                &dir,
-                &format!("{}bucket-{}", part.partition_dir, part.bucket),
-            );
+            let dir = bucket_dir(&self.table, &part.partition_dir, part.bucket);
             let files = RollingWriter::new(self.spec.clone(), dir, next_seq);
             let writer = match &self.kv {
                 None => BucketWriter::Append(files),
+                Some(_) if self.table.options().bucket == BucketMode::Postpone => {
+                    BucketWriter::Postpone(files)
+                }
                 Some(kv) => {
                     let options = self.table.options();
                     let limit =
@@ -293,10 +313,16 @@ impl TableWrite {
             .ok_or_else(|| Error::internal("bucket writer missing"))
     }
 
-    /// Java `startingMaxSequenceNumber` + 1: 0 for bucket-unaware tables, else one more than
-    /// the live maximum of the bucket.
+    /// Java `startingMaxSequenceNumber` + 1: 0 for bucket-unaware and postpone-bucket tables
+    /// (previous files ignored), else one more than the live maximum of the bucket (fixed and
+    /// dynamic buckets).
     async fn starting_sequence(&mut self, key: &(Vec<u8>, i32)) -> Result<i64> {
-        if !matches!(self.table.options().bucket, BucketMode::Fixed(_)) {
+        let restore = match self.table.options().bucket {
+            BucketMode::Fixed(_) => true,
+            BucketMode::Dynamic => self.dynamic.is_some(),
+            BucketMode::Postpone => false,
+        };
+        if !restore {
             return Ok(0);
         }
         if self.restored.is_none() {
@@ -310,9 +336,16 @@ impl TableWrite {
     }
 
     async fn write_part(&mut self, part: Routed, kinds: Int8Array) -> Result<()> {
+        let layout = self.kv.clone();
         match self.writer(&part).await? {
             BucketWriter::Append(files) => files.write(&part.batch).await,
             BucketWriter::Kv(kv) => kv.write(part.batch, kinds).await,
+            BucketWriter::Postpone(files) => {
+                let layout = layout.ok_or_else(|| Error::internal("postpone without a key"))?;
+                files
+                    .write(&postpone::file_batch(&layout, &part.batch, kinds)?)
+                    .await
+            }
         }
     }
 
@@ -321,17 +354,31 @@ impl TableWrite {
     /// counters (Java keeps writers across commits).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
         let total = self.router.total_buckets();
+        let mut index = match &mut self.dynamic {
+            Some(d) => d.prepare_commit().await?,
+            None => BTreeMap::new(),
+        };
         let mut out = Vec::new();
         for ((partition, bucket), writer) in &mut self.writers {
             let files = match writer {
-                BucketWriter::Append(files) => files.flush().await?,
+                BucketWriter::Append(files) | BucketWriter::Postpone(files) => {
+                    files.flush().await?
+                }
                 BucketWriter::Kv(kv) => kv.prepare_commit().await?,
             };
-            if files.is_empty() {
+            let index_file = index.remove(&(partition.clone(), *bucket));
+            if files.is_empty() && index_file.is_none() {
                 continue;
             }
             let mut message = CommitMessage::new(partition.clone(), *bucket, total);
             message.new_files = files;
+            message.new_index_files.extend(index_file);
+            out.push(message);
+        }
+        // Index changes of buckets without a writer (keys noted, rows dropped).
+        for ((partition, bucket), e) in index {
+            let mut message = CommitMessage::new(partition, bucket, total);
+            message.new_index_files.push(e);
             out.push(message);
         }
         Ok(out)

@@ -39,4 +39,5 @@ mod selective;
 mod time_travel;
 mod write;
 mod write_buckets;
+mod write_dynamic;
 mod write_pk;

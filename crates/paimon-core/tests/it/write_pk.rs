@@ -244,7 +244,6 @@ async fn null_primary_key_is_rejected() {
 #[tokio::test]
 async fn unsupported_primary_key_tables_fail_at_build() {
     for (name, options) in [
-        ("pk_dynamic", vec![]),
         (
             "pk_first_row",
             vec![("bucket", "1"), ("merge-engine", "first-row")],
@@ -259,6 +258,19 @@ async fn unsupported_primary_key_tables_fail_at_build() {
         assert_eq!(e.kind(), ErrorKind::Unsupported, "{name}: {e}");
         let _ = std::fs::remove_dir_all(t.location());
     }
+    // Dynamic bucket with a primary key without the partition key: cross-partition update.
+    let t = create_table(
+        "pk_cross_partition",
+        &[("id", "INT NOT NULL"), ("dt", "STRING NOT NULL")],
+        &["dt"],
+        &["id"],
+        &[],
+    )
+    .await;
+    let e = t.new_write().build().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("cross-partition"), "{e}");
+    let _ = std::fs::remove_dir_all(t.location());
 }
 
 #[tokio::test]
