@@ -331,3 +331,138 @@ async fn upserts_into_a_pypaimon_dynamic_bucket_table_keep_its_buckets() {
         .collect();
     save_expected(&t, &[batch(&t, &expected)]);
 }
+
+/// The postpone table's columns and options.
+async fn postpone_table(name: &str) -> Table {
+    create_table(
+        name,
+        &[
+            ("dt", "STRING NOT NULL"),
+            ("id", "BIGINT NOT NULL"),
+            ("v", "STRING"),
+            ("rk", "STRING"),
+        ],
+        &["dt"],
+        &["dt", "id"],
+        &[("bucket", "-2"), ("rowkind.field", "rk")],
+    )
+    .await
+}
+
+/// Rows read through a scan of `t` with `options`.
+async fn scan_rows(t: &Table, options: &[(&str, &str)]) -> usize {
+    let mut b = t.scan();
+    for (k, v) in options {
+        b = b.with_option(*k, *v);
+    }
+    let batches: Vec<RecordBatch> = b
+        .build()
+        .unwrap()
+        .to_arrow()
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    batches.iter().map(|b| b.num_rows()).sum()
+}
+
+#[tokio::test]
+async fn postpone_files_are_written_as_java_writes_them_and_batch_reads_skip_them() {
+    let t = postpone_table("postpone").await;
+    let lines = [
+        json!({"dt": "a", "id": 5, "v": "five", "rk": "+I"}),
+        json!({"dt": "a", "id": 1, "v": "one", "rk": "+I"}),
+        json!({"dt": "b", "id": 2, "v": "two", "rk": "+I"}),
+        json!({"dt": "a", "id": 5, "v": "five again", "rk": "+U"}),
+        json!({"dt": "a", "id": 3, "v": null, "rk": "-D"}),
+    ];
+    let mut write = t.new_write().with_commit_user("pp-user").build().unwrap();
+    write.write(&batch(&t, &lines)).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    assert_eq!(messages.len(), 2);
+    for m in &messages {
+        assert_eq!((m.bucket, m.total_buckets), (-2, -2));
+        assert!(m.new_index_files.is_empty());
+        for f in &m.new_files {
+            assert!(
+                f.file_name.starts_with("data--u-pp-user-s-") && f.file_name.contains("-w-"),
+                "{}",
+                f.file_name
+            );
+            assert!(f.file_name.ends_with(".avro"), "{}", f.file_name);
+            assert_eq!(
+                (f.level, f.min_sequence_number, f.max_sequence_number),
+                (0, -1, -1)
+            );
+            // metadata.stats-mode = none: no value columns, empty key bounds
+            assert_eq!(f.value_stats_cols, Some(vec![]));
+            assert_eq!(f.key_stats.null_counts, Some(vec![None]));
+        }
+    }
+    let a = messages
+        .iter()
+        .flat_map(|m| &m.new_files)
+        .find(|f| f.row_count == 4)
+        .expect("partition a's file");
+    // unsorted: the first and last keys written, not the smallest and largest
+    let key = |id: i64| {
+        BinaryRow::encode(
+            &[Some(Datum::BigInt(id))],
+            &[DataType::not_null(TypeKind::BigInt)],
+        )
+        .unwrap()
+        .serialize()
+    };
+    assert_eq!((a.min_key.clone(), a.max_key.clone()), (key(5), key(3)));
+    assert_eq!(a.delete_row_count, Some(1));
+    t.new_commit()
+        .commit_messages(&messages, "pp-user")
+        .await
+        .unwrap();
+    let dir = Path::new(t.location()).join("dt=a/bucket-postpone");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    // Java's batch scan reads real buckets only, with or without postpone.merge-on-read.
+    assert_eq!(scan_rows(&t, &[]).await, 0);
+    assert_eq!(
+        scan_rows(&t, &[("postpone.merge-on-read", "true")]).await,
+        0
+    );
+    // A second commit adds files beside the first.
+    write.write(&batch(&t, &lines[..2])).await.unwrap();
+    let again = write.prepare_commit().await.unwrap();
+    t.new_commit()
+        .commit_messages(&again, "pp-user")
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    assert_eq!(scan_rows(&t, &[]).await, 0);
+    // For scripts/check-written.py: the rows in the postpone files, in file order.
+    let mut written = lines.to_vec();
+    written.extend_from_slice(&lines[..2]);
+    save_expected(&t, &[batch(&t, &written)]);
+}
+
+#[tokio::test]
+async fn writes_into_a_pypaimon_postpone_table_stay_invisible_until_compacted() {
+    let dst = written_db().join("pypaimon_postpone");
+    let _ = std::fs::remove_dir_all(&dst);
+    copy_dir(&pypaimon_dynamic().join("warehouse/db.db/postpone"), &dst);
+    let t = Table::open(dst.to_str().unwrap()).await.unwrap();
+    assert_eq!(scan_rows(&t, &[]).await, 0);
+    let lines = [json!({"dt": "a", "id": 9, "v": "rs", "rk": "+I"})];
+    let mut write = t.new_write().with_commit_user("rs").build().unwrap();
+    write.write(&batch(&t, &lines)).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    t.new_commit()
+        .commit_messages(&messages, "rs")
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_dir(dst.join("dt=a/bucket-postpone"))
+            .unwrap()
+            .count(),
+        2
+    );
+    assert_eq!(scan_rows(&t, &[]).await, 0);
+}
