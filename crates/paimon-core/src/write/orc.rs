@@ -1,14 +1,16 @@
 //! ORC data files through orc-rust's `ArrowWriter`: Java's default codec (`file.compression`,
 //! zstd), stripes of `orc.stripe.size` 64 MiB (or less when `target-file-size` is smaller, so
-//! rolling sees the size). orc-rust writes atomic types only (no DECIMAL, TIME or nested
-//! columns: `support` rejects such tables) and no `paimon.id` attributes; Java and our reader
-//! match ORC columns by name.
+//! rolling sees the size). TIME columns are ORC `int` (milliseconds of the day), as Java's
+//! `OrcTypeUtil` writes them. orc-rust 0.9 writes atomic types only: its writer has no DECIMAL,
+//! STRUCT, LIST or MAP column (`support` rejects such tables), and no `paimon.id` attributes;
+//! Java and our reader match ORC columns by name.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use arrow_cast::cast;
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use orc_rust::arrow_writer::{ArrowWriter, ArrowWriterBuilder};
 use orc_rust::compression::CompressionType;
 
@@ -63,9 +65,23 @@ pub(crate) fn orc_writable(t: &DataType) -> bool {
             | K::Binary(_)
             | K::VarBinary(_)
             | K::Date
+            | K::Time(_)
             | K::Timestamp(_)
             | K::LocalZonedTimestamp(_)
     )
+}
+
+/// The ORC file schema of `schema`: TIME (Arrow `Time32(ms)`) columns become `Int32`.
+fn orc_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            ArrowType::Time32(_) => f.as_ref().clone().with_data_type(ArrowType::Int32),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
 fn compression(options: &TableOptions) -> Result<Option<CompressionType>> {
@@ -102,6 +118,7 @@ impl OrcWriter {
     /// A new in-memory file with `schema`; stripes at most `target_size` bytes.
     pub(crate) fn new(schema: SchemaRef, options: &TableOptions, target_size: u64) -> Result<Self> {
         let buf = SharedBuf::default();
+        let schema = orc_schema(&schema);
         let stripe = usize::try_from(target_size.min(64 << 20)).unwrap_or(64 << 20);
         let mut builder =
             ArrowWriterBuilder::new(buf.clone(), schema.clone()).with_stripe_byte_size(stripe);
@@ -117,7 +134,16 @@ impl OrcWriter {
 
     /// Appends a batch whose columns have the file's types.
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let batch = RecordBatch::try_new(self.schema.clone(), batch.columns().to_vec())?;
+        let columns = batch
+            .columns()
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(c, f)| match (c.data_type(), f.data_type()) {
+                (ArrowType::Time32(_), ArrowType::Int32) => Ok(cast(c, &ArrowType::Int32)?),
+                _ => Ok(c.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         Ok(self.writer.write(&batch)?)
     }
 

@@ -24,11 +24,8 @@ use crate::spec::options::{BucketMode, FileFormat, StatsMode, TableOptions};
 use crate::{Error, Result};
 
 /// The table with Java's postpone-writer options (`file.format`, `metadata.stats-mode`,
-/// `data-file.prefix`) when it is a postpone-bucket primary-key table; else `table` unchanged.
+/// `data-file.prefix`) for the files of the postpone bucket.
 pub(crate) fn file_options(table: Table, commit_user: &str) -> Result<Table> {
-    if table.options().bucket != BucketMode::Postpone || !table.schema().has_primary_key() {
-        return Ok(table);
-    }
     let mut overrides = HashMap::new();
     if table
         .schema()

@@ -57,6 +57,8 @@ pub struct TableWrite {
     target: SchemaRef,
     router: Router,
     spec: Arc<FileSpec>,
+    /// File settings of postpone-bucket writers (`None` unless `bucket = -2`).
+    postpone_spec: Option<Arc<FileSpec>>,
     kv: Option<Arc<KvLayout>>,
     merge: Option<Arc<BufferMerge>>,
     writers: BTreeMap<(Vec<u8>, i32), BucketWriter>,
@@ -100,64 +102,78 @@ fn value_stats(table: &Table, offset: usize, parquet: bool) -> Result<StatsColle
     ))
 }
 
+/// The settings every data file of `table`'s writers shares (`kv`: the primary-key layout).
+fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>> {
+    let schema = table.schema();
+    let options = table.options().clone();
+    let target = arrow_schema(&schema.fields)?;
+    // Parquet and ORC footers keep no bounds for some types (see `stats`).
+    let parquet = matches!(options.file_format, FileFormat::Parquet | FileFormat::Orc);
+    let fields = match kv {
+        None => schema.fields.clone(),
+        Some(kv) => kv.fields.clone(),
+    };
+    let (file_schema, value_stats, key_stats, key) = match kv {
+        None => (
+            parquet_schema(&target, &schema.fields),
+            value_stats(table, 0, parquet)?,
+            None,
+            None,
+        ),
+        Some(kv) => {
+            let key_fields: Vec<_> = kv.fields.iter().take(kv.file_key.positions.len()).collect();
+            let key_mode = postpone::key_stats_mode(&options);
+            let key_columns: Vec<StatsColumn<'_>> = key_fields
+                .iter()
+                .zip(&kv.file_key.positions)
+                .map(|(field, &position)| StatsColumn {
+                    field,
+                    position,
+                    mode: key_mode,
+                })
+                .collect();
+            (
+                kv.schema.clone(),
+                value_stats(table, kv.value_offset(), parquet)?,
+                Some(StatsCollector::new(&key_columns, false, parquet)),
+                Some(kv.file_key.clone()),
+            )
+        }
+    };
+    Ok(Arc::new(FileSpec {
+        io: table.file_io().clone(),
+        options: options.clone(),
+        schema_id: schema.id,
+        schema: file_schema,
+        file_index: IndexPlan::new(&options, &fields)?,
+        fields,
+        value_stats,
+        key_stats,
+        key,
+        target_size: options.target_file_size(schema.has_primary_key()).bytes(),
+    }))
+}
+
 impl TableWrite {
     pub(crate) fn new(table: Table, commit_user: String) -> Result<Self> {
         check_supported(&table)?;
-        let table = postpone::file_options(table, &commit_user)?;
         let schema = table.schema().clone();
         let options = table.options().clone();
         let target = arrow_schema(&schema.fields)?;
-        // Parquet and ORC footers keep no bounds for some types (see `stats`).
-        let parquet = matches!(options.file_format, FileFormat::Parquet | FileFormat::Orc);
         let kv = match schema.has_primary_key() {
             true => Some(Arc::new(KvLayout::new(&schema, &options)?)),
             false => None,
         };
-        let fields = match &kv {
-            None => schema.fields.clone(),
-            Some(kv) => kv.fields.clone(),
+        let spec = file_spec(&table, kv.as_ref())?;
+        // Postpone writers use Java's postpone file options; compaction of real buckets (the
+        // `file_spec` below) uses the table's.
+        let postpone_spec = match (&kv, options.bucket) {
+            (Some(kv), BucketMode::Postpone) => Some(file_spec(
+                &postpone::file_options(table.clone(), &commit_user)?,
+                Some(kv),
+            )?),
+            _ => None,
         };
-        let fields_for_index = fields.clone();
-        let (file_schema, value_stats, key_stats, key) = match &kv {
-            None => (
-                parquet_schema(&target, &schema.fields),
-                value_stats(&table, 0, parquet)?,
-                None,
-                None,
-            ),
-            Some(kv) => {
-                let key_fields: Vec<_> =
-                    kv.fields.iter().take(kv.file_key.positions.len()).collect();
-                let key_mode = postpone::key_stats_mode(&options);
-                let key_columns: Vec<StatsColumn<'_>> = key_fields
-                    .iter()
-                    .zip(&kv.file_key.positions)
-                    .map(|(field, &position)| StatsColumn {
-                        field,
-                        position,
-                        mode: key_mode.clone(),
-                    })
-                    .collect();
-                (
-                    kv.schema.clone(),
-                    value_stats(&table, kv.value_offset(), parquet)?,
-                    Some(StatsCollector::new(&key_columns, false, parquet)),
-                    Some(kv.file_key.clone()),
-                )
-            }
-        };
-        let spec = Arc::new(FileSpec {
-            io: table.file_io().clone(),
-            options: options.clone(),
-            schema_id: schema.id,
-            schema: file_schema,
-            fields,
-            value_stats,
-            key_stats,
-            key,
-            target_size: options.target_file_size(schema.has_primary_key()).bytes(),
-            file_index: IndexPlan::new(&options, &fields_for_index)?,
-        });
         let merge = match (&kv, options.merge_engine) {
             (Some(kv), MergeEngine::PartialUpdate | MergeEngine::Aggregation) => {
                 Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?))
@@ -177,6 +193,7 @@ impl TableWrite {
             commit_user,
             target,
             spec,
+            postpone_spec,
             kv,
             writers: BTreeMap::new(),
             restored: None,
@@ -286,13 +303,13 @@ impl TableWrite {
         if !self.writers.contains_key(&key) {
             let next_seq = self.starting_sequence(&key).await?;
             let dir = bucket_dir(&self.table, &part.partition_dir, part.bucket);
-            let files = RollingWriter::new(self.spec.clone(), dir, next_seq);
-            let writer = match &self.kv {
-                None => BucketWriter::Append(files),
-                Some(_) if self.table.options().bucket == BucketMode::Postpone => {
-                    BucketWriter::Postpone(files)
+            let files = RollingWriter::new(self.spec.clone(), dir.clone(), next_seq);
+            let writer = match (&self.kv, &self.postpone_spec) {
+                (None, _) => BucketWriter::Append(files),
+                (Some(_), Some(spec)) => {
+                    BucketWriter::Postpone(RollingWriter::new(spec.clone(), dir, next_seq))
                 }
-                Some(kv) => {
+                (Some(kv), None) => {
                     let options = self.table.options();
                     let limit =
                         usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX);
