@@ -12,8 +12,10 @@
 //! so later commits of the same writer keep every key in its bucket.
 //!
 //! Every touched (partition, bucket) keeps the set of its key hashes (restored from its `HASH`
-//! file, plus every written key); at `prepare_commit` each modified set is written as a
-//! complete new `HASH` file (`index/index-<uuid>-<n>`, or the bucket directory with
+//! file, plus every written key); at `prepare_commit` the set of every bucket written since the
+//! last commit is written as a complete new `HASH` file (Java writes one only when a new key
+//! arrived; writing it for every written bucket keeps the index whole when the messages are
+//! committed as an OVERWRITE, which deletes the partition's previous entries) (`index/index-<uuid>-<n>`, or the bucket directory with
 //! `index-file-in-data-file-dir`) and handed to the commit as an ADD index entry, which
 //! replaces the bucket's previous entry in the index manifest (`commit::index_merge`).
 //!
@@ -135,7 +137,11 @@ impl DynamicBuckets {
                     hashes: HashSet::new(),
                     modified: false,
                 });
-            slot.modified |= slot.hashes.insert(hash);
+            slot.hashes.insert(hash);
+            // Every bucket written gets a new file, also when all its keys were known (Java:
+            // only with new keys): an OVERWRITE commit deletes the partition's HASH entries,
+            // and the writer cannot know how its messages will be committed.
+            slot.modified = true;
             out.push(bucket);
         }
         Ok(out)

@@ -491,3 +491,74 @@ async fn writes_into_a_pypaimon_postpone_table_stay_invisible_until_compacted() 
     );
     assert_eq!(scan_rows(&t, &[]).await, 0);
 }
+
+#[tokio::test]
+async fn dynamic_partition_overwrite_keeps_keys_in_their_buckets() {
+    let t = create_table(
+        "dynamic_overwrite",
+        &[
+            ("dt", "STRING NOT NULL"),
+            ("id", "BIGINT NOT NULL"),
+            ("v", "STRING"),
+            ("rk", "STRING"),
+        ],
+        &["dt"],
+        &["dt", "id"],
+        &[
+            ("bucket", "-1"),
+            ("dynamic-bucket.target-row-num", "4"),
+            ("rowkind.field", "rk"),
+        ],
+    )
+    .await;
+    let row = |dt: &str, id: i64, v: &str| json!({"dt": dt, "id": id, "v": v, "rk": "+I"});
+    let mut model: BTreeMap<(String, i64), String> = BTreeMap::new();
+    let mut lines = Vec::new();
+    for (dt, n) in [("x", 20), ("y", 10)] {
+        for id in 0..n {
+            lines.push(row(dt, id, "old"));
+            model.insert((dt.to_string(), id), "old".into());
+        }
+    }
+    let mut seen = HashMap::new();
+    let mut write = t.new_write().with_commit_user("ow").build().unwrap();
+    write.write(&batch(&t, &lines)).await.unwrap();
+    let m = write.prepare_commit().await.unwrap();
+    t.new_commit().commit_messages(&m, "ow").await.unwrap();
+    check_table(&t, &model, &mut seen, 4).await;
+    // Overwrite partition x with keys 18..24 (two old, four new).
+    let lines: Vec<Value> = (18..24).map(|id| row("x", id, "new")).collect();
+    model.retain(|(dt, _), _| dt != "x");
+    for id in 18..24 {
+        model.insert(("x".to_string(), id), "new".into());
+    }
+    let mut write = t.new_write().with_commit_user("ow").build().unwrap();
+    write.write(&batch(&t, &lines)).await.unwrap();
+    let m = write.prepare_commit().await.unwrap();
+    t.new_commit()
+        .overwrite_messages(&m, "ow", None)
+        .await
+        .unwrap();
+    // The rewritten old keys kept their bucket; x's other keys and HASH files are gone.
+    let mut after = HashMap::new();
+    check_table(&t, &model, &mut after, 4).await;
+    for id in [18, 19] {
+        let k = ("x".to_string(), id);
+        assert_eq!(after[&k], seen[&k], "key x/{id}");
+    }
+    // Later upserts in both partitions keep every key where it is.
+    let lines: Vec<Value> = [("x", 19), ("x", 30), ("y", 3), ("y", 40)]
+        .iter()
+        .map(|(dt, id)| row(dt, *id, "later"))
+        .collect();
+    for (dt, id) in [("x", 19), ("x", 30), ("y", 3), ("y", 40)] {
+        model.insert((dt.to_string(), id), "later".into());
+    }
+    let mut write = t.new_write().with_commit_user("ow").build().unwrap();
+    write.write(&batch(&t, &lines)).await.unwrap();
+    let m = write.prepare_commit().await.unwrap();
+    t.new_commit().commit_messages(&m, "ow").await.unwrap();
+    check_table(&t, &model, &mut after, 4).await;
+    let expected: Vec<Value> = model.iter().map(|((dt, id), v)| row(dt, *id, v)).collect();
+    save_expected(&t, &[batch(&t, &expected)]);
+}
