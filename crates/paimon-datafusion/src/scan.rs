@@ -22,7 +22,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, StatisticsArgs,
 };
 use futures::{StreamExt, TryStreamExt};
-use paimon_core::{Plan, Split, TableRead, TableScan};
+use paimon_core::{Split, TableRead};
 
 use crate::error::to_df_error;
 
@@ -266,25 +266,4 @@ fn conform(batch: RecordBatch, schema: &SchemaRef, drop_columns: bool) -> Result
     let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
     RecordBatch::try_new_with_options(schema.clone(), columns, &options)
         .map_err(DataFusionError::from)
-}
-
-/// Plans `scan` on a blocking thread of the current runtime.
-///
-/// The future of [`TableScan::plan`] cannot be proven `Send` for every lifetime (a
-/// higher-ranked closure in paimon-core's global-index step), which DataFusion's `async_trait`
-/// methods require; driving it with `block_on` on a blocking thread needs only the `TableScan`
-/// to be `Send`.
-pub async fn plan_scan(scan: TableScan) -> paimon_core::Result<(TableScan, Plan)> {
-    let handle = tokio::runtime::Handle::current();
-    let joined = tokio::task::spawn_blocking(move || {
-        let plan = handle.block_on(scan.plan());
-        plan.map(|p| (scan, p))
-    })
-    .await;
-    match joined {
-        Ok(r) => r,
-        Err(e) => Err(paimon_core::Error::internal(format!(
-            "planning task failed: {e}"
-        ))),
-    }
 }

@@ -209,7 +209,7 @@ async fn tags(table: &Table) -> paimon_core::Result<Columns> {
 
 /// Java `FilesTable` (see the module doc for the columns left out).
 async fn files(table: &Table) -> paimon_core::Result<Columns> {
-    let (_, plan) = crate::scan::plan_scan(table.scan().build()?).await?;
+    let plan = table.scan().build()?.plan().await?;
     let schema = Arc::new(Schema::new(vec![
         field("partition", DataType::Utf8, true),
         field("bucket", DataType::Int32, false),

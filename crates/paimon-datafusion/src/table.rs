@@ -19,7 +19,7 @@ use paimon_core::{Predicate, Table};
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
-use crate::scan::{plan_scan, PaimonScanExec, ScanDescription, ScanOutput};
+use crate::scan::{PaimonScanExec, ScanDescription, ScanOutput};
 
 /// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
 /// fields (Paimon field ids in the field metadata).
@@ -152,7 +152,7 @@ impl TableProvider for PaimonTableProvider {
             builder = builder.with_batch_size(n);
         }
         let scan = builder.build().map_err(err)?;
-        let (scan, plan) = plan_scan(scan).await.map_err(err)?;
+        let plan = scan.plan().await.map_err(err)?;
         let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
         let description = ScanDescription {
             table: self.name.clone(),
