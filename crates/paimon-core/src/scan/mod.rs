@@ -20,6 +20,7 @@ mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
+pub use file_stats::{value_stats, DecodedStats};
 pub use metrics::{FileIndexMetrics, GlobalIndexMetrics, ScanMetrics};
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};
 pub use table_scan::TableScan;
