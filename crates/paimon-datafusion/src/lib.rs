@@ -39,6 +39,7 @@ pub mod filter;
 pub mod options;
 pub mod scan;
 pub mod sink;
+mod stats;
 pub mod system;
 pub mod table;
 

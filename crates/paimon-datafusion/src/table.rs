@@ -21,8 +21,9 @@ use paimon_core::{Predicate, Table};
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
-use crate::scan::{PaimonScanExec, ScanDescription, ScanOutput};
+use crate::scan::{pruning_counters, PaimonScanExec, ScanDescription, ScanOutput};
 use crate::sink::PaimonSink;
+use crate::stats::column_statistics;
 
 /// The row kind metadata column of primary-key tables.
 const VALUE_KIND: &str = "_VALUE_KIND";
@@ -219,6 +220,13 @@ impl PaimonTableProvider {
         let scan = builder.build().map_err(err)?;
         let plan = scan.plan().await.map_err(err)?;
         let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
+        let columns = match self.table.schema().project(&req.columns) {
+            Ok(fields) if !req.drop_columns => {
+                let exact = exact_rows && limit.is_none();
+                column_statistics(&self.table, &plan.splits, &fields, &req.schema, exact).await
+            }
+            _ => Vec::new(),
+        };
         let description = ScanDescription {
             table: self.name.clone(),
             snapshot_id: plan.snapshot_id,
@@ -229,6 +237,7 @@ impl PaimonTableProvider {
             },
             predicate: req.predicate.as_ref().map(ToString::to_string),
             limit,
+            pruning: pruning_counters(&plan.metrics),
         };
         Ok(Arc::new(PaimonScanExec::new(
             description,
@@ -239,6 +248,7 @@ impl PaimonTableProvider {
                 schema: req.schema,
                 drop_columns: req.drop_columns,
                 exact_rows,
+                columns,
             },
         )))
     }

@@ -568,3 +568,96 @@ async fn partitions_buckets_and_files_equal_the_plan() {
         "no level-0 file in the deletion-vector fixtures"
     );
 }
+
+/// The scan node of a query's physical plan.
+fn scan_node(
+    plan: &std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+) -> Option<&paimon_datafusion::PaimonScanExec> {
+    if let Some(s) = plan
+        .as_ref()
+        .downcast_ref::<paimon_datafusion::PaimonScanExec>()
+    {
+        return Some(s);
+    }
+    plan.children().into_iter().find_map(scan_node)
+}
+
+/// Column statistics from the manifests: bounds enclose the values read, null counts are
+/// exact for an unfiltered append scan and inexact under a data filter; primary-key tables
+/// give none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn column_statistics_from_manifests() {
+    use datafusion::common::stats::Precision;
+    use datafusion::common::ScalarValue;
+    use datafusion::physical_plan::{ExecutionPlan, StatisticsArgs};
+
+    let ctx = ctx().await;
+    let stats = |q: &'static str| {
+        let ctx = ctx.clone();
+        async move {
+            let plan = ctx
+                .sql(q)
+                .await
+                .unwrap()
+                .create_physical_plan()
+                .await
+                .unwrap();
+            let scan = scan_node(&plan).expect("no scan node");
+            scan.statistics_from_inputs(&[], &StatisticsArgs::new())
+                .unwrap()
+                .as_ref()
+                .clone()
+        }
+    };
+    let s = stats("SELECT f1, f2, f3 FROM paimon.append_09.append_09").await;
+    // the values read, per column: (min, max, nulls)
+    let batches = ctx
+        .sql("SELECT f1, f2, f3 FROM paimon.append_09.append_09")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    for (i, c) in s.column_statistics.iter().enumerate() {
+        let mut lo: Option<ScalarValue> = None;
+        let mut hi: Option<ScalarValue> = None;
+        let mut nulls = 0usize;
+        for b in &batches {
+            let col = b.column(i);
+            nulls += col.null_count();
+            for r in 0..col.len() {
+                let v = ScalarValue::try_from_array(col, r).unwrap();
+                if v.is_null() {
+                    continue;
+                }
+                if lo.as_ref().is_none_or(|l| v < *l) {
+                    lo = Some(v.clone());
+                }
+                if hi.as_ref().is_none_or(|h| v > *h) {
+                    hi = Some(v);
+                }
+            }
+        }
+        assert_eq!(c.null_count, Precision::Exact(nulls), "column {i}");
+        match (&c.min_value, &c.max_value) {
+            (Precision::Inexact(min), Precision::Inexact(max)) => {
+                assert!(Some(min) <= lo.as_ref(), "column {i}: {min} > {lo:?}");
+                assert!(Some(max) >= hi.as_ref(), "column {i}: {max} < {hi:?}");
+            }
+            other => panic!("column {i}: no bounds {other:?}"),
+        }
+    }
+    // a data filter: rows are filtered above the scan, null counts no longer exact
+    let s = stats("SELECT f3 FROM paimon.append_09.append_09 WHERE f2 > 0").await;
+    assert!(matches!(
+        s.column_statistics[0].null_count,
+        Precision::Inexact(_)
+    ));
+    // primary-key tables: nothing
+    let s =
+        stats("SELECT * FROM paimon.pk_table_scan_and_read_mor.pk_table_scan_and_read_mor").await;
+    assert!(s
+        .column_statistics
+        .iter()
+        .all(|c| c.null_count == Precision::Absent && c.min_value == Precision::Absent));
+}
