@@ -47,7 +47,8 @@ enum Command {
     Write(commands::write::Args),
     /// Compact a table's buckets (`--full` rewrites every selected bucket) and commit.
     Compact(commands::compact::Args),
-    /// Run SQL over a warehouse with DataFusion (`sql WAREHOUSE "SELECT * FROM db.t"`).
+    /// Run SQL over a warehouse with DataFusion (`sql WAREHOUSE "SELECT * FROM db.t"`; with no
+    /// query, `;`-ended statements are read from stdin). CREATE TABLE ... WITH, INSERT, DROP.
     #[cfg(feature = "sql")]
     Sql(commands::sql::Args),
     /// Build and commit index payloads (`index build TABLE --column C`).

@@ -591,3 +591,49 @@ fn sql_equals_read_and_explains() {
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
 }
+
+/// `paimon sql WAREHOUSE` without a query reads `;`-ended statements from stdin: DDL and
+/// writes go through the library, a failing statement is reported and the next one runs,
+/// EXPLAIN shows the scan's pruning counters; the exit status reports the failure.
+#[cfg(feature = "sql")]
+#[test]
+fn sql_reads_statements_from_stdin() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().to_str().unwrap();
+    stdout(&paimon(&["create-database", warehouse, "db"]));
+    let script = "CREATE TABLE db.t (id BIGINT NOT NULL, p STRING, v STRING)\n\
+                  WITH ('primary-key' = 'id,p', 'partition' = 'p', 'bucket' = '1');\n\
+                  INSERT INTO db.t VALUES (1, 'x', 'a'), (2, 'y', 'b');\n\
+                  INSERT INTO db.t VALUES (2, 'y', 'c');\n\
+                  SELECT * FROM db.nope;\n\
+                  SELECT id, v FROM db.t ORDER BY id;\n\
+                  EXPLAIN SELECT v FROM db.t WHERE p = 'x';\n\
+                  DROP TABLE db.t;\n";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_paimon"))
+        .args(["sql", warehouse, "--format", "csv"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stdout: {out}\nstderr: {err}");
+    assert!(err.contains("nope"), "{err}");
+    assert!(out.contains("id,v\n1,a\n2,c\n"), "{out}");
+    assert!(out.contains("PaimonScanExec"), "{out}");
+    assert!(out.contains("pruned_by_partition="), "{out}");
+    assert!(
+        !dir.path().join("db.db/t").exists(),
+        "DROP TABLE left the table"
+    );
+}

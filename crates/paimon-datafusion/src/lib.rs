@@ -20,7 +20,10 @@
 //! - [`table`]: one table as a `TableProvider` (projection, filter and limit pushdown);
 //! - [`filter`]: DataFusion `Expr` → paimon-core `Predicate`, with Exact/Inexact/Unsupported;
 //! - [`scan`]: the `ExecutionPlan` leaf holding serialisable splits grouped into partitions;
-//! - [`system`]: `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$tags`;
+//! - [`system`]: `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`,
+//!   `t$partitions`, `t$buckets`, `t$tags`, and [`audit`]'s `t$audit_log`;
+//! - [`ddl`]: `CREATE TABLE ... WITH (...)` and `DROP TABLE` ([`ddl::sql`] runs any SQL);
+//! - [`sink`]: `INSERT INTO` / `INSERT OVERWRITE` (one commit per statement);
 //! - [`options`]: `SET paimon.*` session options (time travel).
 #![deny(missing_docs)]
 #![cfg_attr(
@@ -28,11 +31,15 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod audit;
 pub mod catalog;
+pub mod ddl;
 pub mod error;
 pub mod filter;
 pub mod options;
 pub mod scan;
+pub mod sink;
+mod stats;
 pub mod system;
 pub mod table;
 

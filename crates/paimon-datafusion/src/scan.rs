@@ -13,16 +13,19 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::{internal_err, DataFusionError, Result, Statistics};
+use datafusion::common::{internal_err, ColumnStatistics, DataFusionError, Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::metrics::{
+    BaselineMetrics, Count, ExecutionPlanMetricsSet, Metric, MetricBuilder, MetricValue, MetricsSet,
+};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, StatisticsArgs,
 };
 use futures::{StreamExt, TryStreamExt};
-use paimon_core::{Plan, Split, TableRead, TableScan};
+use paimon_core::{Split, TableRead};
 
 use crate::error::to_df_error;
 
@@ -39,6 +42,34 @@ pub struct ScanDescription {
     pub predicate: Option<String>,
     /// The limit pushed into the scan.
     pub limit: Option<usize>,
+    /// Planning counters (manifests and files read or pruned, by reason), shown in
+    /// `EXPLAIN` when non-zero and reported by `EXPLAIN ANALYZE`.
+    pub pruning: Vec<(String, u64)>,
+}
+
+/// The planning counters of `m` worth showing, by name.
+pub fn pruning_counters(m: &paimon_core::ScanMetrics) -> Vec<(String, u64)> {
+    let g = &m.global_index;
+    [
+        ("manifests", m.manifests_total),
+        (
+            "manifests_pruned_by_partition",
+            m.manifests_skipped_by_partition,
+        ),
+        ("manifests_pruned_by_bucket", m.manifests_skipped_by_bucket),
+        ("live_files", m.live_files),
+        ("files_pruned_by_partition", m.files_skipped_by_partition),
+        ("files_pruned_by_bucket", m.files_skipped_by_bucket),
+        ("files_pruned_by_stats", m.files_skipped_by_stats),
+        ("files_pruned_by_level", m.files_skipped_by_level),
+        ("files_pruned_by_file_index", m.file_index.files_skipped),
+        ("files_narrowed_by_global_index", g.files_narrowed),
+        ("files_dropped_by_global_index", g.files_dropped),
+        ("files_planned", m.files_planned),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// The output of a scan node.
@@ -51,6 +82,8 @@ pub struct ScanOutput {
     pub drop_columns: bool,
     /// The splits' row counts are exactly the rows the node emits.
     pub exact_rows: bool,
+    /// Per output column statistics (unknown when empty).
+    pub columns: Vec<ColumnStatistics>,
 }
 
 /// Reads groups of Paimon splits, one group per output partition.
@@ -64,6 +97,7 @@ pub struct PaimonScanExec {
     drop_columns: bool,
     statistics: Arc<Statistics>,
     properties: Arc<PlanProperties>,
+    metrics: ExecutionPlanMetricsSet,
 }
 
 impl PaimonScanExec {
@@ -80,13 +114,13 @@ impl PaimonScanExec {
             schema,
             drop_columns,
             exact_rows,
+            columns,
         } = output;
-        let statistics = Arc::new(statistics_of(
-            &splits,
-            &schema,
-            exact_rows,
-            description.limit,
-        ));
+        let mut statistics = statistics_of(&splits, &schema, exact_rows, description.limit);
+        if columns.len() == schema.fields().len() {
+            statistics.column_statistics = columns;
+        }
+        let statistics = Arc::new(statistics);
         let groups = group_splits(splits, target_partitions);
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
@@ -94,6 +128,12 @@ impl PaimonScanExec {
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
+        let metrics = ExecutionPlanMetricsSet::new();
+        for (name, n) in &description.pruning {
+            MetricBuilder::new(&metrics)
+                .global_counter(name.clone())
+                .add(usize::try_from(*n).unwrap_or(usize::MAX));
+        }
         PaimonScanExec {
             description,
             read,
@@ -102,6 +142,7 @@ impl PaimonScanExec {
             drop_columns,
             statistics,
             properties,
+            metrics,
         }
     }
 
@@ -181,6 +222,15 @@ impl DisplayAs for PaimonScanExec {
         if let Some(l) = d.limit {
             write!(f, ", limit={l}")?;
         }
+        let pruned: Vec<String> = d
+            .pruning
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{k}={n}"))
+            .collect();
+        if !pruned.is_empty() {
+            write!(f, ", pruning=[{}]", pruned.join(", "))?;
+        }
         Ok(())
     }
 }
@@ -232,16 +282,52 @@ impl ExecutionPlan for PaimonScanExec {
         let table = self.description.table.clone();
         let schema = self.schema.clone();
         let drop_columns = self.drop_columns;
+        let baseline = BaselineMetrics::new(&self.metrics, partition);
         let stream = futures::stream::once(async move {
             let inner = read.read(splits).map_err(|e| to_df_error(e, &table))?;
             Ok::<_, DataFusionError>(inner.map_err(move |e| to_df_error(e, &table)))
         })
         .try_flatten()
-        .map(move |batch| batch.and_then(|b| conform(b, &schema, drop_columns)));
+        .map(move |batch| {
+            let b = batch.and_then(|b| conform(b, &schema, drop_columns))?;
+            baseline.record_output(b.num_rows());
+            Ok(b)
+        });
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
             stream,
         )))
+    }
+
+    /// Planning counters, output rows per partition, and the read's counters (row groups and
+    /// pages skipped, rows filtered, key searches, file indexes) summed over partitions.
+    fn metrics(&self) -> Option<MetricsSet> {
+        let mut set = self.metrics.clone_inner();
+        let r = self.read.metrics();
+        for (name, n) in [
+            (
+                "row_groups_skipped",
+                r.raw_row_groups_skipped + r.merge_row_groups_skipped,
+            ),
+            ("pages_skipped", r.pages_skipped),
+            ("page_rows_skipped", r.page_rows_skipped),
+            ("rows_filtered", r.rows_filtered),
+            ("rows_dropped_before_merge", r.rows_dropped_before_merge),
+            ("key_search_rows_skipped", r.key_search_rows_skipped),
+            ("file_index_files_skipped", r.file_index_files_skipped),
+            ("file_index_rows_skipped", r.file_index_rows_skipped),
+        ] {
+            let count = Count::new();
+            count.add(usize::try_from(n).unwrap_or(usize::MAX));
+            set.push(Arc::new(Metric::new(
+                MetricValue::Count {
+                    name: name.into(),
+                    count,
+                },
+                None,
+            )));
+        }
+        Some(set)
     }
 
     fn statistics_from_inputs(
@@ -266,25 +352,4 @@ fn conform(batch: RecordBatch, schema: &SchemaRef, drop_columns: bool) -> Result
     let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
     RecordBatch::try_new_with_options(schema.clone(), columns, &options)
         .map_err(DataFusionError::from)
-}
-
-/// Plans `scan` on a blocking thread of the current runtime.
-///
-/// The future of [`TableScan::plan`] cannot be proven `Send` for every lifetime (a
-/// higher-ranked closure in paimon-core's global-index step), which DataFusion's `async_trait`
-/// methods require; driving it with `block_on` on a blocking thread needs only the `TableScan`
-/// to be `Send`.
-pub async fn plan_scan(scan: TableScan) -> paimon_core::Result<(TableScan, Plan)> {
-    let handle = tokio::runtime::Handle::current();
-    let joined = tokio::task::spawn_blocking(move || {
-        let plan = handle.block_on(scan.plan());
-        plan.map(|p| (scan, p))
-    })
-    .await;
-    match joined {
-        Ok(r) => r,
-        Err(e) => Err(paimon_core::Error::internal(format!(
-            "planning task failed: {e}"
-        ))),
-    }
 }

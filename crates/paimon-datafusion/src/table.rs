@@ -11,7 +11,9 @@ use std::sync::Arc;
 use arrow::datatypes::{Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::Result;
+use datafusion::common::{not_impl_err, Result};
+use datafusion::datasource::sink::DataSinkExec;
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use paimon_core::{Predicate, Table};
@@ -19,7 +21,12 @@ use paimon_core::{Predicate, Table};
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
-use crate::scan::{plan_scan, PaimonScanExec, ScanDescription, ScanOutput};
+use crate::scan::{pruning_counters, PaimonScanExec, ScanDescription, ScanOutput};
+use crate::sink::PaimonSink;
+use crate::stats::column_statistics;
+
+/// The row kind metadata column of primary-key tables.
+const VALUE_KIND: &str = "_VALUE_KIND";
 
 /// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
 /// fields (Paimon field ids in the field metadata).
@@ -64,12 +71,30 @@ struct ScanRequest {
 }
 
 impl PaimonTableProvider {
-    fn request(&self, projection: Option<&Vec<usize>>, filters: &[Expr]) -> Result<ScanRequest> {
-        let schema = match projection {
+    fn request(
+        &self,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        row_kind: bool,
+    ) -> Result<ScanRequest> {
+        let mut schema = match projection {
             Some(p) => Arc::new(self.schema.project(p)?),
             None => self.schema.clone(),
         };
         let mut columns: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        if row_kind {
+            // The merged record's row kind (`_VALUE_KIND`), last.
+            columns.push(VALUE_KIND.to_string());
+            let kind = self
+                .table
+                .schema()
+                .project(&[VALUE_KIND.to_string()])
+                .and_then(|f| paimon_core::arrow::arrow_schema(&f))
+                .map_err(|e| to_df_error(e, &self.name))?;
+            let mut fields: Vec<_> = schema.fields().iter().cloned().collect();
+            fields.extend(kind.fields().iter().cloned());
+            schema = Arc::new(Schema::new(fields));
+        }
         let drop_columns = columns.is_empty();
         if drop_columns {
             // DataFusion wants only row counts: read the first column and drop it.
@@ -126,7 +151,48 @@ impl TableProvider for PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let req = self.request(projection, filters)?;
+        self.scan_with_kind(state, projection, filters, limit, false)
+            .await
+    }
+
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let overwrite = match insert_op {
+            InsertOp::Append => false,
+            InsertOp::Overwrite => true,
+            InsertOp::Replace => {
+                return not_impl_err!(
+                    "REPLACE INTO is not supported for paimon table {}",
+                    self.name
+                )
+            }
+        };
+        let sink = PaimonSink::new(
+            self.table.clone(),
+            self.name.clone(),
+            self.schema.clone(),
+            overwrite,
+        );
+        Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
+    }
+}
+
+impl PaimonTableProvider {
+    /// [`TableProvider::scan`], with the merged record's row kind (`_VALUE_KIND`, TINYINT)
+    /// as an extra last output column when `row_kind` (primary-key tables only).
+    pub(crate) async fn scan_with_kind(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+        row_kind: bool,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let req = self.request(projection, filters, row_kind)?;
         let err = |e| to_df_error(e, &self.name);
         let config = state.config_options();
         let options = config
@@ -152,8 +218,15 @@ impl TableProvider for PaimonTableProvider {
             builder = builder.with_batch_size(n);
         }
         let scan = builder.build().map_err(err)?;
-        let (scan, plan) = plan_scan(scan).await.map_err(err)?;
+        let plan = scan.plan().await.map_err(err)?;
         let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
+        let columns = match self.table.schema().project(&req.columns) {
+            Ok(fields) if !req.drop_columns => {
+                let exact = exact_rows && limit.is_none();
+                column_statistics(&self.table, &plan.splits, &fields, &req.schema, exact).await
+            }
+            _ => Vec::new(),
+        };
         let description = ScanDescription {
             table: self.name.clone(),
             snapshot_id: plan.snapshot_id,
@@ -164,6 +237,7 @@ impl TableProvider for PaimonTableProvider {
             },
             predicate: req.predicate.as_ref().map(ToString::to_string),
             limit,
+            pruning: pruning_counters(&plan.metrics),
         };
         Ok(Arc::new(PaimonScanExec::new(
             description,
@@ -174,12 +248,11 @@ impl TableProvider for PaimonTableProvider {
                 schema: req.schema,
                 drop_columns: req.drop_columns,
                 exact_rows,
+                columns,
             },
         )))
     }
-}
 
-impl PaimonTableProvider {
     /// Whether the splits' row counts are exactly the rows read: an append table, no deletion
     /// vectors and no row ranges. Primary-key row counts are before merging, never exact.
     fn rows_exact(&self, splits: &[paimon_core::Split]) -> bool {

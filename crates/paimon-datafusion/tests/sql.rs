@@ -461,3 +461,203 @@ async fn classify_each_kind() {
         assert_eq!(classify(&e, t.schema()).pushdown, want, "{e}");
     }
 }
+
+/// `$partitions`, `$buckets` and `$files` of Java fixtures against the library's plan of every
+/// live file (deletion-vector tables planned merge-on-read, so level 0 is listed as Java does).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitions_buckets_and_files_equal_the_plan() {
+    use std::collections::BTreeMap;
+    let ctx = ctx().await;
+    let catalog = FileSystemCatalog::new(&warehouse("parquet"), Default::default()).unwrap();
+    let mut level0_seen = false;
+    for t in [
+        "pk_table_scan_and_read_dv",
+        "pk_table_scan_and_read_mor",
+        "append_table_with_alter_table",
+    ] {
+        let table = catalog
+            .get_table(&Identifier::parse(&format!("{t}.{t}")).unwrap())
+            .await
+            .unwrap();
+        let plan = table
+            .scan()
+            .with_option("deletion-vectors.merge-on-read", "true")
+            .build()
+            .unwrap()
+            .plan()
+            .await
+            .unwrap();
+        let default_name = &table.options().partition_default_name;
+        // (partition text, bucket) -> (files, rows, bytes)
+        let mut buckets: BTreeMap<(String, i32), (i64, i64, i64)> = BTreeMap::new();
+        let mut partitions: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
+        let mut files = 0;
+        for s in &plan.splits {
+            let d = s.as_data();
+            let row = d
+                .partition_values
+                .iter()
+                .map(|(_, v)| v.clone().unwrap_or_else(|| "null".into()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let spec = d
+                .partition_values
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.clone().unwrap_or_else(|| default_name.clone())))
+                .collect::<Vec<_>>()
+                .join("/");
+            for f in &d.files {
+                level0_seen |= f.level == 0 && table.schema().has_primary_key();
+                files += 1;
+                let b = buckets.entry((format!("{{{row}}}"), d.bucket)).or_default();
+                *b = (b.0 + 1, b.1 + f.row_count, b.2 + f.file_size);
+                let p = partitions.entry(spec.clone()).or_default();
+                *p = (p.0 + 1, p.1 + f.row_count, p.2 + f.file_size);
+            }
+        }
+        let want: Vec<String> = buckets
+            .iter()
+            .map(|((p, b), (n, r, s))| format!("{p}, {b}, {n}, {r}, {s}"))
+            .collect();
+        let mut want = want;
+        want.sort();
+        let got = sql(
+            &ctx,
+            &format!(
+                "SELECT partition, bucket, file_count, record_count, file_size_in_bytes \
+                 FROM paimon.{t}.\"{t}$buckets\""
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(got, want, "{t}$buckets");
+        let mut want: Vec<String> = partitions
+            .iter()
+            .map(|(p, (n, r, s))| format!("{p}, {n}, {r}, {s}"))
+            .collect();
+        want.sort();
+        let got = sql(
+            &ctx,
+            &format!(
+                "SELECT partition, file_count, record_count, file_size_in_bytes \
+                 FROM paimon.{t}.\"{t}$partitions\""
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(got, want, "{t}$partitions");
+        let got = sql(
+            &ctx,
+            &format!("SELECT count(*) FROM paimon.{t}.\"{t}$files\""),
+        )
+        .await
+        .unwrap();
+        assert_eq!(got, [files.to_string()], "{t}$files");
+        // every key bound of a primary-key file is a one-element list, append files have none
+        let keys = sql(
+            &ctx,
+            &format!("SELECT DISTINCT min_key IS NULL FROM paimon.{t}.\"{t}$files\""),
+        )
+        .await
+        .unwrap();
+        let pk = table.schema().has_primary_key();
+        assert_eq!(keys, [if pk { "false" } else { "true" }], "{t}$files keys");
+    }
+    assert!(
+        level0_seen,
+        "no level-0 file in the deletion-vector fixtures"
+    );
+}
+
+/// The scan node of a query's physical plan.
+fn scan_node(
+    plan: &std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+) -> Option<&paimon_datafusion::PaimonScanExec> {
+    if let Some(s) = plan
+        .as_ref()
+        .downcast_ref::<paimon_datafusion::PaimonScanExec>()
+    {
+        return Some(s);
+    }
+    plan.children().into_iter().find_map(scan_node)
+}
+
+/// Column statistics from the manifests: bounds enclose the values read, null counts are
+/// exact for an unfiltered append scan and inexact under a data filter; primary-key tables
+/// give none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn column_statistics_from_manifests() {
+    use datafusion::common::stats::Precision;
+    use datafusion::common::ScalarValue;
+    use datafusion::physical_plan::{ExecutionPlan, StatisticsArgs};
+
+    let ctx = ctx().await;
+    let stats = |q: &'static str| {
+        let ctx = ctx.clone();
+        async move {
+            let plan = ctx
+                .sql(q)
+                .await
+                .unwrap()
+                .create_physical_plan()
+                .await
+                .unwrap();
+            let scan = scan_node(&plan).expect("no scan node");
+            scan.statistics_from_inputs(&[], &StatisticsArgs::new())
+                .unwrap()
+                .as_ref()
+                .clone()
+        }
+    };
+    let s = stats("SELECT f1, f2, f3 FROM paimon.append_09.append_09").await;
+    // the values read, per column: (min, max, nulls)
+    let batches = ctx
+        .sql("SELECT f1, f2, f3 FROM paimon.append_09.append_09")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    for (i, c) in s.column_statistics.iter().enumerate() {
+        let mut lo: Option<ScalarValue> = None;
+        let mut hi: Option<ScalarValue> = None;
+        let mut nulls = 0usize;
+        for b in &batches {
+            let col = b.column(i);
+            nulls += col.null_count();
+            for r in 0..col.len() {
+                let v = ScalarValue::try_from_array(col, r).unwrap();
+                if v.is_null() {
+                    continue;
+                }
+                if lo.as_ref().is_none_or(|l| v < *l) {
+                    lo = Some(v.clone());
+                }
+                if hi.as_ref().is_none_or(|h| v > *h) {
+                    hi = Some(v);
+                }
+            }
+        }
+        assert_eq!(c.null_count, Precision::Exact(nulls), "column {i}");
+        match (&c.min_value, &c.max_value) {
+            (Precision::Inexact(min), Precision::Inexact(max)) => {
+                assert!(Some(min) <= lo.as_ref(), "column {i}: {min} > {lo:?}");
+                assert!(Some(max) >= hi.as_ref(), "column {i}: {max} < {hi:?}");
+            }
+            other => panic!("column {i}: no bounds {other:?}"),
+        }
+    }
+    // a data filter: rows are filtered above the scan, null counts no longer exact
+    let s = stats("SELECT f3 FROM paimon.append_09.append_09 WHERE f2 > 0").await;
+    assert!(matches!(
+        s.column_statistics[0].null_count,
+        Precision::Inexact(_)
+    ));
+    // primary-key tables: nothing
+    let s =
+        stats("SELECT * FROM paimon.pk_table_scan_and_read_mor.pk_table_scan_and_read_mor").await;
+    assert!(s
+        .column_statistics
+        .iter()
+        .all(|c| c.null_count == Precision::Absent && c.min_value == Precision::Absent));
+}

@@ -1,16 +1,23 @@
-//! `paimon sql WAREHOUSE "SELECT ..."`: SQL over a warehouse with DataFusion.
+//! `paimon sql WAREHOUSE ["SELECT ..."]`: SQL over a warehouse with DataFusion.
 //!
 //! The warehouse is registered as catalog `paimon` (also the default catalog), so tables are
 //! `paimon.db.table` or `db.table`; system tables are `db."table$snapshots"` and friends.
 //! Several statements may be given, separated by `;` (`SET paimon.scan_snapshot_id = 3;
 //! SELECT ...`); each query's rows are written in the chosen format. `EXPLAIN SELECT ...`
-//! prints the plan.
+//! prints the plan with the scan's pruning counters (`EXPLAIN ANALYZE` adds the read's).
+//! `CREATE TABLE ... WITH ('primary-key' = ..., 'bucket' = ...)`, `DROP TABLE`, `INSERT
+//! INTO` and `INSERT OVERWRITE` write through the library ([`paimon_datafusion::ddl`]).
+//!
+//! Without a query, statements are read from standard input, each ended by `;` (a
+//! `paimon> ` prompt is shown when it is a terminal); an error is printed and the next
+//! statement runs, and the command fails at the end if any statement failed.
 
 use futures::TryStreamExt;
 use paimon_core::spec::DataField;
 use paimon_core::{Error, Result, Schema};
 use paimon_datafusion::datafusion::common::DataFusionError;
-use paimon_datafusion::datafusion::sql::parser::DFParser;
+use paimon_datafusion::datafusion::prelude::SessionContext;
+use paimon_datafusion::datafusion::sql::parser::{DFParser, Statement as DFStatement};
 
 use crate::output::{OutputFormat, RowWriter};
 
@@ -19,8 +26,8 @@ use crate::output::{OutputFormat, RowWriter};
 pub struct Args {
     /// Warehouse directory or URL.
     warehouse: String,
-    /// SQL statements, separated by `;`.
-    sql: String,
+    /// SQL statements, separated by `;` (none: read statements from standard input).
+    sql: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     format: OutputFormat,
@@ -49,31 +56,86 @@ pub async fn run(args: Args) -> Result<()> {
     paimon_datafusion::register_warehouse(&ctx, "paimon", &args.warehouse)
         .await
         .map_err(df_err)?;
-    let statements = DFParser::parse_sql(&args.sql).map_err(df_err)?;
+    match &args.sql {
+        Some(sql) => run_text(&ctx, &args, sql).await,
+        None => run_stdin(&ctx, &args).await,
+    }
+}
+
+/// Runs every statement of `sql`.
+async fn run_text(ctx: &SessionContext, args: &Args, sql: &str) -> Result<()> {
+    let statements = DFParser::parse_sql(sql).map_err(df_err)?;
     for statement in statements {
-        let plan = ctx
-            .state()
-            .statement_to_plan(statement)
-            .await
-            .map_err(df_err)?;
-        let df = ctx.execute_logical_plan(plan).await.map_err(df_err)?;
-        let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
-        let mut stream = df.execute_stream().await.map_err(df_err)?;
-        if schema.fields().is_empty() {
-            while stream.try_next().await.map_err(df_err)?.is_some() {}
-            continue;
-        }
-        // jsonl renders values by Paimon type: map the result's Arrow types back.
-        let fields: Vec<DataField> = match Schema::from_arrow(&schema) {
-            Ok(s) => s.fields().to_vec(),
-            Err(e) if args.format == OutputFormat::Jsonl => return Err(e),
-            Err(_) => Vec::new(),
-        };
-        let mut writer = RowWriter::new(args.format, args.output.as_deref(), schema, fields)?;
-        while let Some(batch) = stream.try_next().await.map_err(df_err)? {
-            writer.write(&batch)?;
-        }
-        writer.finish()?;
+        run_statement(ctx, args, statement).await?;
     }
     Ok(())
+}
+
+/// Reads statements ended by `;` from standard input and runs each as it is complete.
+async fn run_stdin(ctx: &SessionContext, args: &Args) -> Result<()> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let interactive = std::io::stdin().is_terminal();
+    let prompt = |continued: bool| {
+        if interactive {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "{}", if continued { "    -> " } else { "paimon> " });
+            let _ = err.flush();
+        }
+    };
+    let mut failed = 0usize;
+    let mut buffer = String::new();
+    prompt(false);
+    let mut lines = std::io::stdin().lock().lines();
+    loop {
+        let line = match lines.next() {
+            Some(Ok(l)) => Some(l),
+            Some(Err(e)) => return Err(Error::invalid_argument(format!("cannot read stdin: {e}"))),
+            None => None,
+        };
+        let done = line.is_none();
+        if let Some(l) = line {
+            buffer.push_str(&l);
+            buffer.push('\n');
+        }
+        let complete = done || buffer.trim_end().ends_with(';');
+        if complete && !buffer.trim().is_empty() {
+            let text = std::mem::take(&mut buffer);
+            if let Err(e) = run_text(ctx, args, &text).await {
+                failed += 1;
+                eprintln!("error: {e}");
+            }
+        }
+        if done {
+            break;
+        }
+        prompt(!buffer.trim().is_empty());
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(Error::invalid_argument(format!("{n} statement(s) failed"))),
+    }
+}
+
+/// Runs one statement and writes its rows (statements without columns print nothing).
+async fn run_statement(ctx: &SessionContext, args: &Args, statement: DFStatement) -> Result<()> {
+    let df = paimon_datafusion::ddl::execute(ctx, statement)
+        .await
+        .map_err(df_err)?;
+    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+    let mut stream = df.execute_stream().await.map_err(df_err)?;
+    if schema.fields().is_empty() {
+        while stream.try_next().await.map_err(df_err)?.is_some() {}
+        return Ok(());
+    }
+    // jsonl renders values by Paimon type: map the result's Arrow types back.
+    let fields: Vec<DataField> = match Schema::from_arrow(&schema) {
+        Ok(s) => s.fields().to_vec(),
+        Err(e) if args.format == OutputFormat::Jsonl => return Err(e),
+        Err(_) => Vec::new(),
+    };
+    let mut writer = RowWriter::new(args.format, args.output.as_deref(), schema, fields)?;
+    while let Some(batch) = stream.try_next().await.map_err(df_err)? {
+        writer.write(&batch)?;
+    }
+    writer.finish()
 }

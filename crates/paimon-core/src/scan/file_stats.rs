@@ -14,9 +14,9 @@ use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::types::{DataField, DataType};
 use crate::spec::Datum;
 
-/// Decoded stats keyed by field id.
+/// Decoded stats keyed by field id of the schema they were decoded for ([`value_stats`]).
 #[derive(Debug, Default)]
-pub(crate) struct DecodedStats {
+pub struct DecodedStats {
     row_count: Option<i64>,
     min: HashMap<i32, Datum>,
     max: HashMap<i32, Datum>,
@@ -41,6 +41,42 @@ impl StatsSource for DecodedStats {
         }
         self.nulls.get(&field_id).copied()
     }
+}
+
+impl DecodedStats {
+    /// The file's row count (physical rows, retracts included).
+    pub fn rows(&self) -> Option<i64> {
+        self.row_count
+    }
+
+    /// A lower bound of the non-null values of field `field_id` (`None`: unknown, e.g. a
+    /// truncated string bound is still a bound; a column whose type changed is unknown).
+    pub fn min_value(&self, field_id: i32) -> Option<&Datum> {
+        self.min.get(&field_id)
+    }
+
+    /// An upper bound of the non-null values of field `field_id` (`None`: unknown).
+    pub fn max_value(&self, field_id: i32) -> Option<&Datum> {
+        self.max.get(&field_id)
+    }
+
+    /// The number of nulls of field `field_id` (a column added after the file was written:
+    /// every row), `None` when unknown.
+    pub fn nulls(&self, field_id: i32) -> Option<i64> {
+        StatsSource::null_count(self, field_id)
+    }
+}
+
+/// The value stats of data file `file`, written with the schema fields `file_fields`, seen
+/// through the fields `current` by field id (Java `SimpleStatsEvolution`: `_WRITE_COLS` and
+/// `_VALUE_STATS_COLS` honoured; undecodable stats are unknown). For primary-key tables these
+/// are the stats of the file's rows before merging.
+pub fn value_stats(
+    file: &DataFileMeta,
+    file_fields: &[DataField],
+    current: &[DataField],
+) -> DecodedStats {
+    for_data_file(file, file_fields, current)
 }
 
 fn decode_row(bytes: &[u8], types: &[DataType]) -> Option<Vec<Option<Datum>>> {

@@ -20,6 +20,24 @@ mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
 pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
+pub use file_stats::{value_stats, DecodedStats};
 pub use metrics::{FileIndexMetrics, GlobalIndexMetrics, ScanMetrics};
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};
 pub use table_scan::TableScan;
+
+#[cfg(test)]
+mod send_tests {
+    use super::TableScan;
+
+    fn assert_send<T: Send>(_: T) {}
+
+    /// Engines (DataFusion's `async_trait` methods, `tokio::spawn`) need the planning future
+    /// to be `Send` for any borrow of the scan: this fails to compile when it is not.
+    #[test]
+    fn plan_future_is_send() {
+        fn check(scan: &TableScan) {
+            assert_send(scan.plan());
+        }
+        let _ = check;
+    }
+}

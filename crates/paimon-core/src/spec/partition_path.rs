@@ -130,6 +130,12 @@ pub fn partition_value_string(
     }
 }
 
+/// Java `toString()` of the internal value (legacy partition names; the value renderings of
+/// Java's `$files` statistics columns).
+pub fn java_to_string(v: &Datum) -> String {
+    legacy_string(v)
+}
+
 /// Java `toString()` of the internal value (legacy partition names).
 fn legacy_string(v: &Datum) -> String {
     match v {
@@ -142,8 +148,9 @@ fn legacy_string(v: &Datum) -> String {
     }
 }
 
-/// The SQL cast of a value to STRING (non-legacy partition names).
-fn cast_to_string(v: &Datum, data_type: &DataType) -> String {
+/// The SQL cast of a value to STRING (non-legacy partition names; Java
+/// `CastExecutors.resolveToString`, as the partition columns of system tables render values).
+pub fn cast_to_string(v: &Datum, data_type: &DataType) -> String {
     match v {
         Datum::Float(f) => java_float_to_string(*f),
         Datum::Double(d) => java_double_to_string(*d),

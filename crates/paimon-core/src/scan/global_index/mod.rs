@@ -260,24 +260,30 @@ async fn open_readers(
     pred: &IndexPredicate,
     m: &mut GlobalIndexMetrics,
 ) -> HashMap<usize, Arc<dyn GroupReader>> {
-    let jobs = needed.iter().map(|g| {
-        let info = &groups[*g];
-        let (entry, path) = &payloads[info.payload];
-        let mut ops = Vec::new();
-        pred.leaves_of(info.field_id, &mut ops);
-        async move {
-            let len = u64::try_from(entry.file_size).unwrap_or(0);
-            let answers: crate::Result<Arc<dyn GroupReader>> = match info.family {
-                PkIndexFamily::BTree => answer(io, path, len, &info.data_type, &ops)
-                    .await
-                    .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
-                PkIndexFamily::Bitmap => open_bitmap(io, path, &info.data_type)
-                    .await
-                    .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
-            };
-            (*g, path, answers)
-        }
-    });
+    // Collected before awaiting: a lazy `Map` over `needed` held across the await made this
+    // future's `Send` depend on a higher-ranked closure bound the compiler cannot prove, so
+    // `TableScan::plan()` was not `Send` (engines need it to be; `scan::send_tests`).
+    let jobs: Vec<_> = needed
+        .iter()
+        .map(|g| {
+            let info = &groups[*g];
+            let (entry, path) = &payloads[info.payload];
+            let mut ops = Vec::new();
+            pred.leaves_of(info.field_id, &mut ops);
+            async move {
+                let len = u64::try_from(entry.file_size).unwrap_or(0);
+                let answers: crate::Result<Arc<dyn GroupReader>> = match info.family {
+                    PkIndexFamily::BTree => answer(io, path, len, &info.data_type, &ops)
+                        .await
+                        .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
+                    PkIndexFamily::Bitmap => open_bitmap(io, path, &info.data_type)
+                        .await
+                        .map(|r| Arc::new(r) as Arc<dyn GroupReader>),
+                };
+                (*g, path, answers)
+            }
+        })
+        .collect();
     let opened: Vec<_> = stream::iter(jobs).buffer_unordered(16).collect().await;
     let mut out: HashMap<usize, Arc<dyn GroupReader>> = HashMap::new();
     for (g, path, r) in opened {

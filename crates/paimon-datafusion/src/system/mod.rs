@@ -1,19 +1,22 @@
 //! System tables, named and shaped as Java Paimon's `org.apache.paimon.table.system.*Table`:
-//! `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`, `t$tags`.
+//! `t$snapshots`, `t$schemas`, `t$options`, `t$tags`, `t$files`, `t$manifests`,
+//! `t$partitions`, `t$buckets` (in-memory tables built when the table is looked up) and
+//! `t$audit_log` (a scan of the table with a row kind column, [`crate::audit`]).
 //!
-//! Each is built in memory when the table is looked up (a [`MemTable`]). Times are
-//! `TIMESTAMP(3)` wall clock in UTC (Java renders them in the JVM's zone). `t$files` lists the
-//! files of the snapshot a scan of the table would read (the latest, or the one its own
-//! `scan.*` options select) and has Java's columns except the key and value statistics
-//! (`min_key`, `max_key`, `null_value_counts`, `min_value_stats`, `max_value_stats`) and
-//! `write_cols`; `t$manifests` lists the latest snapshot's base and delta manifests without
-//! the partition statistics columns (`min_partition_stats`, `max_partition_stats`).
+//! Times are `TIMESTAMP(3)` as stored (snapshot and schema times in UTC, file creation times
+//! on the writer's wall clock; Java renders them in the JVM's zone). `t$files`, `t$partitions`
+//! and `t$buckets` list the live files of the latest snapshot, level 0 of deletion-vector
+//! tables included (Java plans them with an all-levels filter; level 0 of first-row tables is
+//! still left out here). Departures from Java: `t$files` bounds of a column whose type changed
+//! since the file was written are `null` (Java casts them); binary bounds are rendered as
+//! UTF-8 text (Java prints the array's identity).
+
+mod files;
+mod partitions;
 
 use std::sync::Arc;
 
-use arrow::array::{
-    ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
-};
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{plan_err, DataFusionError, Result};
@@ -29,19 +32,67 @@ pub async fn system_table(table: &Table, kind: &str, name: &str) -> Result<Arc<d
         "snapshots" => snapshots(table).await,
         "schemas" => schemas(table).await,
         "options" => Ok(options(table)),
-        "files" => files(table).await,
+        "files" => files::files(table).await,
         "tags" => tags(table).await,
-        "manifests" => manifests(table).await,
+        "manifests" => files::manifests(table).await,
+        "partitions" => partitions::partitions(table).await,
+        "buckets" => partitions::buckets(table).await,
+        "audit_log" => {
+            let provider = crate::audit::AuditLogProvider::try_new(table.clone(), name)?;
+            return Ok(Arc::new(provider));
+        }
         _ => {
             return plan_err!(
                 "unknown system table {name}: supported are $snapshots, $schemas, $options, \
-                 $files, $manifests, $tags"
+                 $files, $manifests, $partitions, $buckets, $tags, $audit_log"
             )
         }
     }
     .map_err(|e| to_df_error(e, name))?;
     let batch = RecordBatch::try_new(schema.clone(), columns).map_err(DataFusionError::from)?;
     Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+}
+
+/// The plan of the table's latest snapshot over every live file: deletion-vector tables are
+/// planned merge-on-read so their level-0 files are listed too.
+async fn live_plan(table: &Table) -> paimon_core::Result<paimon_core::Plan> {
+    let mut scan = table.scan();
+    if table.options().deletion_vectors_enabled {
+        scan = scan.with_option("deletion-vectors.merge-on-read", "true");
+    }
+    scan.build()?.plan().await
+}
+
+/// The values of a serialized partition row (`None`: undecodable).
+fn partition_datums(
+    bytes: &[u8],
+    fields: &[paimon_core::spec::types::DataField],
+) -> Option<Vec<Option<paimon_core::spec::Datum>>> {
+    let row = paimon_core::spec::binary_row::BinaryRow::from_serialized(bytes).ok()?;
+    if row.arity() != fields.len() {
+        return None;
+    }
+    let types: Vec<_> = fields.iter().map(|f| f.data_type.clone()).collect();
+    row.decode(&types).ok()
+}
+
+/// A partition row as Java casts a row to a string: `{v1, v2}`, values cast to strings,
+/// nulls as `null` (`{}` for an unpartitioned table; `?` for undecodable bytes).
+fn partition_row_string(bytes: &[u8], fields: &[paimon_core::spec::types::DataField]) -> String {
+    let Some(values) = partition_datums(bytes, fields) else {
+        return "?".to_string();
+    };
+    let cells: Vec<String> = values
+        .iter()
+        .zip(fields)
+        .map(|(v, f)| {
+            v.as_ref().map_or_else(
+                || "null".to_string(),
+                |v| paimon_core::spec::partition_path::cast_to_string(v, &f.data_type),
+            )
+        })
+        .collect();
+    format!("{{{}}}", cells.join(", "))
 }
 
 type Columns = (SchemaRef, Vec<ArrayRef>);
@@ -203,98 +254,6 @@ async fn tags(table: &Table) -> paimon_core::Result<Columns> {
             all.iter()
                 .map(|(_, t)| t.tag_time_retained.map(|d| format!("{}s", d.as_secs()))),
         ),
-    ];
-    Ok((schema, columns))
-}
-
-/// Java `FilesTable` (see the module doc for the columns left out).
-async fn files(table: &Table) -> paimon_core::Result<Columns> {
-    let (_, plan) = crate::scan::plan_scan(table.scan().build()?).await?;
-    let schema = Arc::new(Schema::new(vec![
-        field("partition", DataType::Utf8, true),
-        field("bucket", DataType::Int32, false),
-        field("file_path", DataType::Utf8, false),
-        field("file_format", DataType::Utf8, false),
-        field("schema_id", DataType::Int64, false),
-        field("level", DataType::Int32, false),
-        field("record_count", DataType::Int64, false),
-        field("file_size_in_bytes", DataType::Int64, false),
-        field("min_sequence_number", DataType::Int64, true),
-        field("max_sequence_number", DataType::Int64, true),
-        field("creation_time", ts(), true),
-        field("deleteRowCount", DataType::Int64, true),
-        field("file_source", DataType::Utf8, true),
-        field("first_row_id", DataType::Int64, true),
-    ]));
-    let mut rows = Vec::new();
-    for split in &plan.splits {
-        let d = split.as_data();
-        let partition = d
-            .partition_values
-            .iter()
-            .map(|(_, v)| v.clone().unwrap_or_else(|| "null".to_string()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        for f in &d.files {
-            rows.push((format!("{{{partition}}}"), d.bucket, d.file_location(f), f));
-        }
-    }
-    let format = |name: &str| name.rsplit_once('.').map_or("", |(_, e)| e).to_string();
-    let source = |s: Option<i8>| match s {
-        Some(0) => Some("APPEND".to_string()),
-        Some(1) => Some("COMPACT".to_string()),
-        _ => None,
-    };
-    let columns = vec![
-        strings(rows.iter().map(|r| Some(r.0.clone()))),
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))) as ArrayRef,
-        strings(rows.iter().map(|r| Some(r.2.clone()))),
-        strings(rows.iter().map(|r| Some(format(&r.3.file_name)))),
-        longs(rows.iter().map(|r| Some(r.3.schema_id))),
-        Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.3.level))) as ArrayRef,
-        longs(rows.iter().map(|r| Some(r.3.row_count))),
-        longs(rows.iter().map(|r| Some(r.3.file_size))),
-        longs(rows.iter().map(|r| Some(r.3.min_sequence_number))),
-        longs(rows.iter().map(|r| Some(r.3.max_sequence_number))),
-        times(rows.iter().map(|r| r.3.creation_time)),
-        longs(rows.iter().map(|r| r.3.delete_row_count)),
-        strings(rows.iter().map(|r| source(r.3.file_source))),
-        longs(rows.iter().map(|r| r.3.first_row_id)),
-    ];
-    Ok((schema, columns))
-}
-
-/// Java `ManifestsTable`: the data manifests (base, then delta) of the latest snapshot.
-async fn manifests(table: &Table) -> paimon_core::Result<Columns> {
-    let sm = table.snapshot_manager();
-    let mut metas = Vec::new();
-    if let Some(snapshot) = sm.latest_snapshot().await? {
-        let dir = paimon_core::io::join(sm.table_root(), "manifest");
-        for list in [&snapshot.base_manifest_list, &snapshot.delta_manifest_list] {
-            let path = paimon_core::io::join(&dir, list);
-            let bytes = table.file_io().read(&path).await?;
-            metas.extend(paimon_core::spec::manifest::decode_manifest_list(
-                &bytes, &path,
-            )?);
-        }
-    }
-    let schema = Arc::new(Schema::new(vec![
-        field("file_name", DataType::Utf8, false),
-        field("file_size", DataType::Int64, false),
-        field("num_added_files", DataType::Int64, false),
-        field("num_deleted_files", DataType::Int64, false),
-        field("schema_id", DataType::Int64, false),
-        field("min_row_id", DataType::Int64, true),
-        field("max_row_id", DataType::Int64, true),
-    ]));
-    let columns = vec![
-        strings(metas.iter().map(|m| Some(m.file_name.clone()))),
-        longs(metas.iter().map(|m| Some(m.file_size))),
-        longs(metas.iter().map(|m| Some(m.num_added_files))),
-        longs(metas.iter().map(|m| Some(m.num_deleted_files))),
-        longs(metas.iter().map(|m| Some(m.schema_id))),
-        longs(metas.iter().map(|m| m.min_row_id)),
-        longs(metas.iter().map(|m| m.max_row_id)),
     ];
     Ok((schema, columns))
 }
