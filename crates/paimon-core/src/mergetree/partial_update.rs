@@ -33,8 +33,8 @@ use arrow_array::Array;
 
 use super::aggregate::{field_aggregator, AggFunction};
 use super::field_agg::{compare_values, value, FieldAgg};
-use super::merge_function::{is_retract, Record, DELETE};
-use super::output::{Cell, Output, Pool};
+use super::merge_function::{is_retract, KeepRetracts, Record, DELETE, INSERT};
+use super::output::{Cell, Output, Pool, Scalar};
 pub use crate::spec::options::SequenceGroup;
 use crate::spec::options::{TableOptions, PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP};
 use crate::spec::special_fields::KEY_FIELD_ID_START;
@@ -255,8 +255,15 @@ impl PartialUpdate {
         })
     }
 
-    /// Merges one group (ascending order) into `out`.
-    pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+    /// Merges one group (ascending order) into `out` (Java `getResult`: a row that was deleted
+    /// or saw no insert is a `-D`, dropped unless `keep`).
+    pub fn merge(
+        &mut self,
+        group: &[Record],
+        pool: &Pool,
+        out: &mut Output,
+        keep: Option<KeepRetracts>,
+    ) -> Result<()> {
         self.row.fill(Cell::Null);
         self.meet_insert = false;
         self.filled = false;
@@ -265,10 +272,23 @@ impl PartialUpdate {
         for r in group {
             self.add(r, pool)?;
         }
-        if self.meet_insert && !self.delete_row {
-            out.push_cells(&mut self.row)?;
-        }
-        Ok(())
+        let deleted = self.delete_row || !self.meet_insert;
+        let Some(k) = keep else {
+            if !deleted {
+                out.push_cells(&mut self.row)?;
+            }
+            return Ok(());
+        };
+        // Java's `latestSequenceNumber`: the last record that `ignore-delete` did not skip.
+        let seq = group
+            .iter()
+            .rev()
+            .find(|r| !(self.ignore_delete && is_retract(r.kind)))
+            .map_or(Cell::Scalar(Scalar::Int(0)), |r| Cell::At(r.src, r.row));
+        let kind = if deleted { DELETE } else { INSERT };
+        self.set(k.seqnum, seq);
+        self.set(k.kind, Cell::Scalar(Scalar::Int(i64::from(kind))));
+        out.push_cells(&mut self.row)
     }
 
     fn add(&mut self, r: &Record, pool: &Pool) -> Result<()> {

@@ -8,7 +8,7 @@
 //! statistics (`stats`), data-file indexes (`file_index`: `file-index.*` bitmap and bloom-filter
 //! columns, embedded or `<file>.index`) and `DataFileMeta`. Append tables write rows in arrival order with one
 //! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
-//! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
+//! (`kv_writer`, sort and merge `kv_merge`, spilled runs `spill`, file layout `kv_layout`) and continue the bucket's sequence numbers
 //! (`restore`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
 //! publishes them.
 //!
@@ -37,6 +37,7 @@ mod parquet;
 mod restore;
 mod route;
 mod row_kind;
+mod spill;
 mod stats;
 mod support;
 mod table_write;

@@ -40,3 +40,4 @@ mod time_travel;
 mod write;
 mod write_buckets;
 mod write_pk;
+mod write_spill;

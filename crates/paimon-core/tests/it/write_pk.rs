@@ -158,6 +158,7 @@ async fn partitioned_primary_key_with_rowkind_field() {
             ("bucket", "3"),
             ("rowkind.field", "op"),
             ("write-buffer-size", "4 kb"),
+            ("write-buffer-spillable", "false"),
         ],
     )
     .await;
@@ -370,7 +371,11 @@ async fn primary_key_files_are_sorted_runs_with_javas_layout() {
         ],
         &[],
         &["id", "k"],
-        &[("bucket", "2"), ("write-buffer-size", "2 kb")],
+        &[
+            ("bucket", "2"),
+            ("write-buffer-size", "2 kb"),
+            ("write-buffer-spillable", "false"),
+        ],
     )
     .await;
     let lines: Vec<Value> = (0..400)
