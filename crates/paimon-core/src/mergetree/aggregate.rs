@@ -267,6 +267,20 @@ impl Aggregator {
         })
     }
 
+    /// The error merging a retraction of kind `kind` would raise, if any: a `-D` with
+    /// `aggregation.remove-record-on-delete` replaces the row; any other retraction is
+    /// retracted from every field, and the first function without a retract fails (Java's
+    /// message).
+    pub fn check_retract(&self, kind: i8) -> Result<()> {
+        if self.remove_on_delete && kind == DELETE {
+            return Ok(());
+        }
+        match self.aggs.iter().find(|a| !a.supports_retract()) {
+            Some(a) => Err(a.no_retract_error()),
+            None => Ok(()),
+        }
+    }
+
     /// Merges one group (ascending order), like Java's `reset` then `add` per record then
     /// `getResult`: each record is folded into the row with `agg` (or `retract` for `-U`/`-D`).
     /// `ignore-delete` plays no part here (Java drops retracts when writing). With

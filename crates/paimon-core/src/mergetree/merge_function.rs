@@ -111,6 +111,22 @@ impl MergeFunction {
         })
     }
 
+    /// The error a record of retracting kind `kind` raises when it is merged with another
+    /// record of its key, if any (Java raises it then; a writer can refuse the record first).
+    pub fn check_retract(&self, kind: i8) -> Result<()> {
+        match self {
+            MergeFunction::Deduplicate { .. } => Ok(()),
+            MergeFunction::FirstRow { ignore_delete } => match ignore_delete {
+                true => Ok(()),
+                false => Err(Error::data_invalid(
+                    "the first-row merge engine got a retract record; set ignore-delete",
+                )),
+            },
+            MergeFunction::PartialUpdate(p) => p.check_retract(),
+            MergeFunction::Aggregate(a) => a.check_retract(kind),
+        }
+    }
+
     /// Whether results are assembled per column.
     pub fn per_column(&self) -> bool {
         matches!(

@@ -44,6 +44,16 @@ use crate::{Error, Result};
 /// `partial-update.remove-record-on-sequence-group`.
 pub const REMOVE_RECORD_ON_SEQUENCE_GROUP: &str = PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP;
 
+/// Java's message for a retraction reaching a partial-update table that has no way to apply it.
+pub const DELETE_REFUSED: &str = "By default, Partial update can not accept delete records, you \
+    can choose one of the following solutions:\n\
+    1. Configure 'ignore-delete' to ignore delete records.\n\
+    2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving \
+    delete records.\n\
+    3. Configure 'sequence-group's to retract partial columns. Also configure \
+    'partial-update.remove-record-on-sequence-group' to remove the whole row when receiving \
+    deleted records of `specified sequence group`.";
+
 /// Checks that every field a sequence group names exists among `fields` (the table schema).
 pub fn check_group_fields(groups: &[SequenceGroup], fields: &[DataField]) -> Result<()> {
     for g in groups {
@@ -255,6 +265,23 @@ impl PartialUpdate {
         })
     }
 
+    /// The error merging a retraction would raise in this configuration, if any: Java's
+    /// message when nothing applies it (no `ignore-delete`, sequence groups or
+    /// `partial-update.remove-record-on-delete`), or the message of a sequence-group aggregate
+    /// without a retract.
+    pub fn check_retract(&self) -> Result<()> {
+        if self.ignore_delete || self.remove_on_delete {
+            return Ok(());
+        }
+        if !self.sequence_enabled {
+            return Err(Error::data_invalid(DELETE_REFUSED));
+        }
+        match self.aggs.iter().flatten().find(|a| !a.supports_retract()) {
+            Some(a) => Err(a.no_retract_error()),
+            None => Ok(()),
+        }
+    }
+
     /// Merges one group (ascending order) into `out` (Java `getResult`: a row that was deleted
     /// or saw no insert is a `-D`, dropped unless `keep`).
     pub fn merge(
@@ -311,11 +338,7 @@ impl PartialUpdate {
                 }
                 return Ok(());
             }
-            return Err(Error::data_invalid(
-                "By default, Partial update can not accept delete records: configure \
-                 'ignore-delete', 'partial-update.remove-record-on-delete', or sequence groups \
-                 (with 'partial-update.remove-record-on-sequence-group')",
-            ));
+            return Err(Error::data_invalid(DELETE_REFUSED));
         }
         if self.group_of.iter().any(Option::is_some) {
             self.update_with_groups(r, pool)?;

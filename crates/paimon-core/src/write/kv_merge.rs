@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, Int8Type};
-use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow_array::{ArrayRef, Int8Array, RecordBatch, UInt32Array};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{Field, Schema, SchemaRef, SortOptions};
 use arrow_select::take::take_record_batch;
@@ -199,6 +199,35 @@ impl BufferMerge {
                 .then_with(|| seq.get(a).cmp(&seq.get(b)))
         });
         Ok((order, keys))
+    }
+
+    /// Refuses, before anything is buffered, retractions the table's engine could not merge
+    /// with the key's other records (Java accepts them and fails when it merges them, at
+    /// flush, read or compaction): the engine's message as `InvalidArgument`.
+    pub(crate) fn check_retracts(&self, kinds: &Int8Array) -> Result<()> {
+        let present = |k: i8| kinds.values().contains(&k);
+        let retracts: Vec<i8> = [1, 3].into_iter().filter(|&k| present(k)).collect();
+        if retracts.is_empty() {
+            return Ok(());
+        }
+        let function = MergeFunction::new(
+            &self.options,
+            &self.fields,
+            &self.all_keys,
+            &self.layout.user_seq,
+        )?;
+        for kind in retracts {
+            function.check_retract(kind).map_err(|e| {
+                let mut err = Error::invalid_argument(e.message().to_string())
+                    .with_context("merge-engine", self.options.merge_engine.to_string())
+                    .with_context("row kind", if kind == 1 { "-U" } else { "-D" }.to_string());
+                if let Some((_, field)) = e.context().iter().find(|(k, _)| *k == "field") {
+                    err = err.with_context("field", field.clone());
+                }
+                err
+            })?;
+        }
+        Ok(())
     }
 
     /// Whether `runs` need no merge: a single deduplicated run is its own result.

@@ -26,8 +26,7 @@ use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::io::join;
-use crate::mergetree::merge_function::is_retract;
-use crate::spec::options::{BucketMode, FileFormat, MergeEngine, StatsMode};
+use crate::spec::options::{BucketMode, FileFormat, StatsMode};
 use crate::{Error, Result};
 
 /// The writer of one (partition, bucket).
@@ -282,11 +281,8 @@ impl TableWrite {
             }
             return Ok(());
         }
-        let engine = self.table.options().merge_engine;
-        if engine != MergeEngine::Deduplicate && kinds.values().iter().any(|k| is_retract(*k)) {
-            return Err(Error::unsupported(format!(
-                "writing -U/-D rows into a '{engine}' table is not supported yet"
-            )));
+        if let Some(m) = &self.merge {
+            m.check_retracts(kinds)?;
         }
         for name in &schema.primary_keys {
             let nulls = batch.column_by_name(name).map_or(0, |c| c.null_count());

@@ -40,4 +40,5 @@ mod time_travel;
 mod write;
 mod write_buckets;
 mod write_pk;
+mod write_retract;
 mod write_spill;

@@ -575,7 +575,8 @@ async fn partial_update_and_aggregation_merge_in_the_buffer_and_across_commits()
         render_sorted(&agg, std::slice::from_ref(&want))
     );
     save_expected(&agg, &[want]);
-    // Retractions into these engines are refused (the shared merge would drop them).
+    // A retraction the engine cannot merge (`m` is a max) is refused with Java's message
+    // (`write_retract` covers the ones it can).
     let mut write = agg.new_write().build().unwrap();
     let e = write
         .write_with_kinds(
@@ -584,7 +585,8 @@ async fn partial_update_and_aggregation_merge_in_the_buffer_and_across_commits()
         )
         .await
         .unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unsupported);
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("does not support retraction"), "{e}");
 }
 
 /// Primary-key files whose key range excludes the key conjuncts are skipped at planning (Java's
