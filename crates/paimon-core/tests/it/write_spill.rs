@@ -11,7 +11,7 @@ use paimon_core::Table;
 use serde_json::{json, Value};
 
 use crate::fault_store::{FailRule, FailingStore};
-use crate::write::{batch, create_table, read_sorted, render_sorted};
+use crate::write::{batch, create_table, read_sorted, render_sorted, save_expected};
 
 const FIELDS: &[(&str, &str)] = &[
     ("id", "INT NOT NULL"),
@@ -152,7 +152,9 @@ async fn spilled_buffers_merge_into_one_level0_run_per_bucket() {
             n,
         )
         .await;
-        let want = render_sorted(&spilled, &[batch(&spilled, &model(engine, n))]);
+        let expected = batch(&spilled, &model(engine, n));
+        let want = render_sorted(&spilled, std::slice::from_ref(&expected));
+        save_expected(&spilled, &[expected]);
         let got = read_sorted(Path::new(spilled.location())).await;
         assert_eq!(got.len(), 1500, "{engine}");
         assert_eq!(got, want, "{engine}: spilled table vs model");
