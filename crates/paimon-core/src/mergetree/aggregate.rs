@@ -24,8 +24,8 @@
 //! `first_value`'s is not reset) and deletes the key if it is the group's last record.
 
 use super::field_agg::FieldAgg;
-use super::merge_function::{is_retract, Record, DELETE};
-use super::output::{Cell, Output, Pool};
+use super::merge_function::{is_retract, KeepRetracts, Record, DELETE, INSERT};
+use super::output::{Cell, Output, Pool, Scalar};
 use crate::spec::options::TableOptions;
 use crate::spec::types::{DataField, TypeKind, MAX_LENGTH};
 use crate::{Error, Result};
@@ -267,12 +267,33 @@ impl Aggregator {
         })
     }
 
+    /// The error merging a retraction of kind `kind` would raise, if any: a `-D` with
+    /// `aggregation.remove-record-on-delete` replaces the row; any other retraction is
+    /// retracted from every field, and the first function without a retract fails (Java's
+    /// message).
+    pub fn check_retract(&self, kind: i8) -> Result<()> {
+        if self.remove_on_delete && kind == DELETE {
+            return Ok(());
+        }
+        match self.aggs.iter().find(|a| !a.supports_retract()) {
+            Some(a) => Err(a.no_retract_error()),
+            None => Ok(()),
+        }
+    }
+
     /// Merges one group (ascending order), like Java's `reset` then `add` per record then
     /// `getResult`: each record is folded into the row with `agg` (or `retract` for `-U`/`-D`).
     /// `ignore-delete` plays no part here (Java drops retracts when writing). With
     /// `aggregation.remove-record-on-delete`, a `-D` replaces the row by its own values (Java
-    /// `initRow`) and, if it is the last record, the key is deleted.
-    pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+    /// `initRow`) and, if it is the last record, the key is deleted (a `-D` result, dropped
+    /// unless `keep`).
+    pub fn merge(
+        &mut self,
+        group: &[Record],
+        pool: &Pool,
+        out: &mut Output,
+        keep: Option<KeepRetracts>,
+    ) -> Result<()> {
         self.aggs.iter_mut().for_each(FieldAgg::reset);
         self.cells.iter_mut().for_each(|c| *c = Cell::Null);
         let mut deleted = false;
@@ -304,8 +325,19 @@ impl Aggregator {
                 };
             }
         }
-        if deleted {
-            return Ok(());
+        let Some(k) = keep else {
+            if deleted {
+                return Ok(());
+            }
+            return out.push_cells(&mut self.cells);
+        };
+        // Java `getResult`: the last record's sequence number and the row's kind.
+        if let (Some(last), Some(cell)) = (group.last(), self.cells.get_mut(k.seqnum)) {
+            *cell = Cell::At(last.src, last.row);
+        }
+        if let Some(cell) = self.cells.get_mut(k.kind) {
+            let kind = if deleted { DELETE } else { INSERT };
+            *cell = Cell::Scalar(Scalar::Int(i64::from(kind)));
         }
         out.push_cells(&mut self.cells)
     }

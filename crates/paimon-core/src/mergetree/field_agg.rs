@@ -218,6 +218,34 @@ impl FieldAgg {
         }
     }
 
+    /// Whether [`FieldAgg::retract`] succeeds (the function has a retract, or
+    /// `fields.<f>.ignore-retract`).
+    pub fn supports_retract(&self) -> bool {
+        self.ignore_retract
+            || matches!(
+                self.func,
+                AggFunction::Sum
+                    | AggFunction::Product
+                    | AggFunction::Count
+                    | AggFunction::Keep
+                    | AggFunction::LastValue
+                    | AggFunction::LastNonNull
+                    | AggFunction::Collect { .. }
+                    | AggFunction::MergeMap
+            )
+    }
+
+    /// Java's error for retracting a function without a retract.
+    pub fn no_retract_error(&self) -> Error {
+        Error::unsupported(format!(
+            "Aggregate function '{}' does not support retraction, If you allow this function \
+             to ignore retraction messages, you can configure \
+             'fields.${{field_name}}.ignore-retract'='true'.",
+            self.func.name()
+        ))
+        .with_context("field", self.name.clone())
+    }
+
     /// `retract(acc, input)` of column `c`.
     pub fn retract(&mut self, acc: Cell, input: Cell, pool: &Pool, c: usize) -> Result<Cell> {
         if self.ignore_retract {
@@ -243,15 +271,7 @@ impl FieldAgg {
             }
             AggFunction::Collect { .. } => coll::collect_retract(dtype(a, i), a, i)?,
             AggFunction::MergeMap => coll::merge_map_retract(dtype(a, i), a, i)?,
-            f => {
-                return Err(Error::unsupported(format!(
-                    "Aggregate function '{}' does not support retraction, If you allow this \
-                     function to ignore retraction messages, you can configure \
-                     'fields.${{field_name}}.ignore-retract'='true'.",
-                    f.name()
-                ))
-                .with_context("field", self.name.clone()))
-            }
+            _ => return Err(self.no_retract_error()),
         };
         Ok(resolve(picked, acc, input))
     }

@@ -7,7 +7,9 @@
 //! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does;
 //! in lookup mode the records the engine sees may then be narrowed down to one),
 //! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
-//! retract are dropped (`DropDeleteReader`).
+//! retract are dropped (`DropDeleteReader`), unless the merge keeps retractions
+//! ([`KeepRetracts`]: Java's write buffer, whose merged records keep the kind and sequence
+//! number the engine's `getResult` gives them).
 
 use super::aggregate::{AggFunction, Aggregator};
 use super::output::{Output, Pool};
@@ -23,6 +25,23 @@ pub const DELETE: i8 = 3;
 pub fn is_retract(kind: i8) -> bool {
     kind == 1 || kind == 3
 }
+
+/// Where merged rows carry `_SEQUENCE_NUMBER` and `_VALUE_KIND`, for a merge that keeps
+/// retractions: results are emitted whatever their kind, with the kind and sequence number of
+/// Java's `getResult` (deduplicate: the chosen record as it is; partial-update: the last
+/// record's sequence number, `-D` when the row was deleted or no insert was seen, else `+I`;
+/// aggregation: the last record's sequence number, `-D` when
+/// `aggregation.remove-record-on-delete` deleted the row, else `+I`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeepRetracts {
+    /// Position of `_SEQUENCE_NUMBER`.
+    pub seqnum: usize,
+    /// Position of `_VALUE_KIND`.
+    pub kind: usize,
+}
+
+/// `_VALUE_KIND` of `+I`.
+pub const INSERT: i8 = 0;
 
 /// One record of a key group.
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +111,22 @@ impl MergeFunction {
         })
     }
 
+    /// The error a record of retracting kind `kind` raises when it is merged with another
+    /// record of its key, if any (Java raises it then; a writer can refuse the record first).
+    pub fn check_retract(&self, kind: i8) -> Result<()> {
+        match self {
+            MergeFunction::Deduplicate { .. } => Ok(()),
+            MergeFunction::FirstRow { ignore_delete } => match ignore_delete {
+                true => Ok(()),
+                false => Err(Error::data_invalid(
+                    "the first-row merge engine got a retract record; set ignore-delete",
+                )),
+            },
+            MergeFunction::PartialUpdate(p) => p.check_retract(),
+            MergeFunction::Aggregate(a) => a.check_retract(kind),
+        }
+    }
+
     /// Whether results are assembled per column.
     pub fn per_column(&self) -> bool {
         matches!(
@@ -100,15 +135,22 @@ impl MergeFunction {
         )
     }
 
-    /// Merges a group of records (ascending order; one or more) into `out`.
-    pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+    /// Merges a group of records (ascending order; one or more) into `out`; retracting results
+    /// are dropped unless `keep` says where their kind and sequence number go.
+    pub fn merge(
+        &mut self,
+        group: &[Record],
+        pool: &Pool,
+        out: &mut Output,
+        keep: Option<KeepRetracts>,
+    ) -> Result<()> {
         match self {
             MergeFunction::Deduplicate { ignore_delete } => {
                 let last = group
                     .iter()
                     .rev()
                     .find(|r| !(*ignore_delete && is_retract(r.kind)));
-                if let Some(r) = last.filter(|r| !is_retract(r.kind)) {
+                if let Some(r) = last.filter(|r| keep.is_some() || !is_retract(r.kind)) {
                     out.push_row(r.src, r.row);
                 }
                 Ok(())
@@ -127,8 +169,8 @@ impl MergeFunction {
                 }
                 Ok(())
             }
-            MergeFunction::PartialUpdate(p) => p.merge(group, pool, out),
-            MergeFunction::Aggregate(a) => a.merge(group, pool, out),
+            MergeFunction::PartialUpdate(p) => p.merge(group, pool, out, keep),
+            MergeFunction::Aggregate(a) => a.merge(group, pool, out, keep),
         }
     }
 }

@@ -33,8 +33,8 @@ use arrow_array::Array;
 
 use super::aggregate::{field_aggregator, AggFunction};
 use super::field_agg::{compare_values, value, FieldAgg};
-use super::merge_function::{is_retract, Record, DELETE};
-use super::output::{Cell, Output, Pool};
+use super::merge_function::{is_retract, KeepRetracts, Record, DELETE, INSERT};
+use super::output::{Cell, Output, Pool, Scalar};
 pub use crate::spec::options::SequenceGroup;
 use crate::spec::options::{TableOptions, PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP};
 use crate::spec::special_fields::KEY_FIELD_ID_START;
@@ -43,6 +43,16 @@ use crate::{Error, Result};
 
 /// `partial-update.remove-record-on-sequence-group`.
 pub const REMOVE_RECORD_ON_SEQUENCE_GROUP: &str = PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP;
+
+/// Java's message for a retraction reaching a partial-update table that has no way to apply it.
+pub const DELETE_REFUSED: &str = "By default, Partial update can not accept delete records, you \
+    can choose one of the following solutions:\n\
+    1. Configure 'ignore-delete' to ignore delete records.\n\
+    2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving \
+    delete records.\n\
+    3. Configure 'sequence-group's to retract partial columns. Also configure \
+    'partial-update.remove-record-on-sequence-group' to remove the whole row when receiving \
+    deleted records of `specified sequence group`.";
 
 /// Checks that every field a sequence group names exists among `fields` (the table schema).
 pub fn check_group_fields(groups: &[SequenceGroup], fields: &[DataField]) -> Result<()> {
@@ -255,8 +265,32 @@ impl PartialUpdate {
         })
     }
 
-    /// Merges one group (ascending order) into `out`.
-    pub fn merge(&mut self, group: &[Record], pool: &Pool, out: &mut Output) -> Result<()> {
+    /// The error merging a retraction would raise in this configuration, if any: Java's
+    /// message when nothing applies it (no `ignore-delete`, sequence groups or
+    /// `partial-update.remove-record-on-delete`), or the message of a sequence-group aggregate
+    /// without a retract.
+    pub fn check_retract(&self) -> Result<()> {
+        if self.ignore_delete || self.remove_on_delete {
+            return Ok(());
+        }
+        if !self.sequence_enabled {
+            return Err(Error::data_invalid(DELETE_REFUSED));
+        }
+        match self.aggs.iter().flatten().find(|a| !a.supports_retract()) {
+            Some(a) => Err(a.no_retract_error()),
+            None => Ok(()),
+        }
+    }
+
+    /// Merges one group (ascending order) into `out` (Java `getResult`: a row that was deleted
+    /// or saw no insert is a `-D`, dropped unless `keep`).
+    pub fn merge(
+        &mut self,
+        group: &[Record],
+        pool: &Pool,
+        out: &mut Output,
+        keep: Option<KeepRetracts>,
+    ) -> Result<()> {
         self.row.fill(Cell::Null);
         self.meet_insert = false;
         self.filled = false;
@@ -265,10 +299,23 @@ impl PartialUpdate {
         for r in group {
             self.add(r, pool)?;
         }
-        if self.meet_insert && !self.delete_row {
-            out.push_cells(&mut self.row)?;
-        }
-        Ok(())
+        let deleted = self.delete_row || !self.meet_insert;
+        let Some(k) = keep else {
+            if !deleted {
+                out.push_cells(&mut self.row)?;
+            }
+            return Ok(());
+        };
+        // Java's `latestSequenceNumber`: the last record that `ignore-delete` did not skip.
+        let seq = group
+            .iter()
+            .rev()
+            .find(|r| !(self.ignore_delete && is_retract(r.kind)))
+            .map_or(Cell::Scalar(Scalar::Int(0)), |r| Cell::At(r.src, r.row));
+        let kind = if deleted { DELETE } else { INSERT };
+        self.set(k.seqnum, seq);
+        self.set(k.kind, Cell::Scalar(Scalar::Int(i64::from(kind))));
+        out.push_cells(&mut self.row)
     }
 
     fn add(&mut self, r: &Record, pool: &Pool) -> Result<()> {
@@ -291,11 +338,7 @@ impl PartialUpdate {
                 }
                 return Ok(());
             }
-            return Err(Error::data_invalid(
-                "By default, Partial update can not accept delete records: configure \
-                 'ignore-delete', 'partial-update.remove-record-on-delete', or sequence groups \
-                 (with 'partial-update.remove-record-on-sequence-group')",
-            ));
+            return Err(Error::data_invalid(DELETE_REFUSED));
         }
         if self.group_of.iter().any(Option::is_some) {
             self.update_with_groups(r, pool)?;

@@ -31,7 +31,7 @@ use arrow_schema::{SchemaRef, SortOptions};
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 
-use super::merge_function::{is_retract, MergeFunction, Record};
+use super::merge_function::{is_retract, KeepRetracts, MergeFunction, Record};
 use super::output::{Output, Pool};
 use crate::arrow::RecordBatchStream;
 use crate::{Error, Result};
@@ -118,6 +118,7 @@ pub struct SortMerge {
     conv: Converters,
     function: MergeFunction,
     lookup: bool,
+    keep: Option<KeepRetracts>,
     runs: Vec<LevelRun>,
     cursors: Vec<Cursor>,
     pool: Pool,
@@ -216,6 +217,7 @@ impl SortMerge {
             conv: Converters { key, seq },
             function,
             lookup: false,
+            keep: None,
             runs,
             cursors: Vec::new(),
             pool: Pool::new(schema)?,
@@ -232,6 +234,18 @@ impl SortMerge {
     #[must_use]
     pub fn with_lookup(mut self, lookup: bool) -> Self {
         self.lookup = lookup;
+        self
+    }
+
+    /// Keeps retractions (Java's write buffer: `ReducerMergeFunctionWrapper` without
+    /// `DropDeleteReader`): lone records are emitted whatever their kind, and merged rows carry
+    /// the kind and sequence number the engine gives them ([`KeepRetracts`]).
+    #[must_use]
+    pub fn keeping_retracts(mut self) -> Self {
+        self.keep = Some(KeepRetracts {
+            seqnum: self.layout.seqnum,
+            kind: self.layout.kind,
+        });
         self
     }
 
@@ -384,8 +398,9 @@ impl SortMerge {
             end = lo;
         }
         let end = end.min(c.pos + room);
+        let keep = self.keep.is_some();
         for i in c.pos..end {
-            if !is_retract(c.kinds.value(i)) {
+            if keep || !is_retract(c.kinds.value(i)) {
                 self.out.push_row(c.src, i);
             }
         }
@@ -419,15 +434,16 @@ impl SortMerge {
         });
         if self.group.len() == 1 {
             let r = self.group[0];
-            if !is_retract(r.kind) {
+            if self.keep.is_some() || !is_retract(r.kind) {
                 self.out.push_row(r.src, r.row);
             }
         } else if self.lookup {
             let merged = lookup_records(&self.group);
-            self.function.merge(&merged, &self.pool, &mut self.out)?;
+            self.function
+                .merge(&merged, &self.pool, &mut self.out, self.keep)?;
         } else {
             self.function
-                .merge(&self.group, &self.pool, &mut self.out)?;
+                .merge(&self.group, &self.pool, &mut self.out, self.keep)?;
         }
         for r in &self.group {
             if let Some(c) = self.cursors.get_mut(r.cursor) {

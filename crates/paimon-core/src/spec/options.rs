@@ -26,6 +26,7 @@ mod retention;
 mod schema_validation;
 #[cfg(test)]
 mod tests;
+mod write_buffer;
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroUsize;
@@ -50,6 +51,10 @@ pub use memory_size::MemorySize;
 pub use pk_index::{BTreeBuildOptions, PkIndexDefinition, PkIndexFamily};
 pub use retention::Retention;
 pub use schema_validation::validate_table_schema;
+pub use write_buffer::{
+    SpillCompression, WriteBufferOptions, IGNORE_UPDATE_BEFORE, LOCAL_SORT_MAX_NUM_FILE_HANDLES,
+    SPILL_COMPRESSION, WRITE_BUFFER_SPILLABLE, WRITE_BUFFER_SPILL_MAX_DISK_SIZE,
+};
 
 use crate::spec::schema::TableSchema;
 use crate::{Error, ErrorKind, Result};
@@ -362,8 +367,11 @@ pub struct TableOptions {
     pub commit: CommitOptions,
     /// `target-file-size`; see [`TableOptions::target_file_size`].
     pub target_file_size: Option<MemorySize>,
-    /// `write-buffer-size` (default 256 mb).
+    /// `write-buffer-size` (default 256 mb): the memory of all primary-key write buffers of
+    /// one `TableWrite` together (Java's shared write-buffer pool).
     pub write_buffer_size: MemorySize,
+    /// Spilling of the write buffer and the row-kind filter before it.
+    pub write_buffer: WriteBufferOptions,
     /// `metadata.stats-dense-store` (default true).
     pub metadata_stats_dense_store: bool,
     /// `data-file.prefix` (default `data-`).
@@ -529,6 +537,7 @@ impl TableOptions {
             commit: CommitOptions::parse(r)?,
             target_file_size: r.parse_with(TARGET_FILE_SIZE, &[], MemorySize::parse)?,
             write_buffer_size: r.get(WRITE_BUFFER_SIZE, MemorySize::from_mebibytes(256))?,
+            write_buffer: WriteBufferOptions::parse(r)?,
             metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),

@@ -1,6 +1,7 @@
 //! [`WriteBuilder`]: `table.new_write()` → commit user and option overrides → [`TableWrite`].
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use super::TableWrite;
 use crate::catalog::Table;
@@ -12,6 +13,7 @@ pub struct WriteBuilder {
     table: Table,
     commit_user: Option<String>,
     options: HashMap<String, String>,
+    spill_dir: Option<PathBuf>,
 }
 
 impl WriteBuilder {
@@ -21,6 +23,7 @@ impl WriteBuilder {
             table,
             commit_user: None,
             options: HashMap::new(),
+            spill_dir: None,
         }
     }
 
@@ -38,6 +41,14 @@ impl WriteBuilder {
         self
     }
 
+    /// The local directory under which primary-key write buffers spill their sorted runs
+    /// (`write-buffer-spillable`; default: the system temp dir, `TMPDIR`). Each bucket writer
+    /// makes a private directory there and removes it after each merge and when dropped.
+    pub fn with_spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.spill_dir = Some(dir.into());
+        self
+    }
+
     /// Validates the table and options (unsupported layouts fail here) and returns the writer.
     pub fn build(self) -> Result<TableWrite> {
         let table = match self.options.is_empty() {
@@ -47,6 +58,6 @@ impl WriteBuilder {
         let user = self
             .commit_user
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        TableWrite::new(table, user)
+        TableWrite::new(table, user, self.spill_dir)
     }
 }

@@ -8,11 +8,11 @@
 //! statistics (`stats`), data-file indexes (`file_index`: `file-index.*` bitmap and bloom-filter
 //! columns, embedded or `<file>.index`) and `DataFileMeta`. Append tables write rows in arrival order with one
 //! sequence number per row; primary-key tables buffer, sort and deduplicate per bucket
-//! (`kv_writer`, file layout `kv_layout`) and continue the bucket's sequence numbers
-//! (`restore`). Dynamic-bucket tables (`bucket = -1` with a primary key) choose each key's
-//! bucket from the table's `HASH` index and write that index back (`dynamic_bucket`);
-//! postpone-bucket tables (`bucket = -2`) write unsorted rows to `bucket-postpone`
-//! (`postpone`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
+//! (`kv_writer`, sort and merge `kv_merge`, spilled runs `spill`, file layout `kv_layout`) and
+//! continue the bucket's sequence numbers (`restore`). Dynamic-bucket tables (`bucket = -1`
+//! with a primary key) choose each key's bucket from the table's `HASH` index and write that
+//! index back (`dynamic_bucket`); postpone-bucket tables (`bucket = -2`) write unsorted rows to
+//! `bucket-postpone` (`postpone`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
 //! publishes them.
 //!
 //! ```no_run
@@ -42,6 +42,7 @@ mod postpone;
 mod restore;
 mod route;
 mod row_kind;
+mod spill;
 mod stats;
 mod support;
 mod table_write;

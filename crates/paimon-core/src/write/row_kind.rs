@@ -7,6 +7,7 @@ use std::str::FromStr;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, Int8Array, RecordBatch};
 
+use crate::spec::options::TableOptions;
 use crate::{Error, Result};
 
 /// The kind of change of a row.
@@ -65,6 +66,54 @@ impl FromStr for RowKind {
 impl fmt::Display for RowKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.short_string())
+    }
+}
+
+/// The rows a write drops before they reach a writer (Java `RowKindFilter`): every `-D`/`-U`
+/// with `ignore-delete`, `-U` with `ignore-update-before`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RowKindFilter {
+    ignore_retracts: bool,
+    ignore_update_before: bool,
+}
+
+impl RowKindFilter {
+    /// The filter of `options`; `None` when it keeps everything.
+    pub(crate) fn of(options: &TableOptions) -> Option<Self> {
+        let filter = RowKindFilter {
+            ignore_retracts: options.ignore_delete,
+            ignore_update_before: options.write_buffer.ignore_update_before,
+        };
+        (filter.ignore_retracts || filter.ignore_update_before).then_some(filter)
+    }
+
+    /// Whether a row of kind byte `kind` is written.
+    fn keeps(&self, kind: i8) -> bool {
+        match kind {
+            3 => !self.ignore_retracts,
+            1 => !(self.ignore_retracts || self.ignore_update_before),
+            _ => true,
+        }
+    }
+
+    /// `batch` and `kinds` without the dropped rows; `None` when every row is kept.
+    pub(crate) fn apply(
+        &self,
+        batch: &RecordBatch,
+        kinds: &Int8Array,
+    ) -> Result<Option<(RecordBatch, Int8Array)>> {
+        if kinds.values().iter().all(|k| self.keeps(*k)) {
+            return Ok(None);
+        }
+        let mask: arrow_array::BooleanArray = kinds
+            .values()
+            .iter()
+            .map(|k| Some(self.keeps(*k)))
+            .collect();
+        let batch = arrow_select::filter::filter_record_batch(batch, &mask)?;
+        let kinds =
+            Int8Array::from_iter_values(kinds.values().iter().copied().filter(|k| self.keeps(*k)));
+        Ok(Some((batch, kinds)))
     }
 }
 

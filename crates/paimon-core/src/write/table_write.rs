@@ -2,6 +2,7 @@
 //! `AbstractFileStoreWrite`): one writer per (partition, bucket), created on its first row.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::{Array, Int8Array, RecordBatch};
@@ -19,14 +20,14 @@ use super::parquet::parquet_schema;
 use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
 use super::route::{bucket_dir, Routed, Router};
-use super::row_kind::{kind_array, kinds_from_column, RowKind};
+use super::row_kind::{kind_array, kinds_from_column, RowKind, RowKindFilter};
+use super::spill::SpillFiles;
 use super::stats::{StatsCollector, StatsColumn};
 use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
-use crate::mergetree::merge_function::is_retract;
-use crate::spec::options::{BucketMode, FileFormat, MergeEngine};
+use crate::spec::options::{BucketMode, FileFormat};
 use crate::{Error, Result};
 
 /// The writer of one (partition, bucket).
@@ -65,6 +66,10 @@ pub struct TableWrite {
     restored: Option<NextSequence>,
     /// Bucket assignment and `HASH` index of dynamic-bucket primary-key tables.
     dynamic: Option<DynamicBuckets>,
+    /// Where write buffers spill (`None`: the system temp dir).
+    spill_dir: Option<PathBuf>,
+    /// Rows dropped before the buffer (`ignore-delete`, `ignore-update-before`).
+    kind_filter: Option<RowKindFilter>,
 }
 
 impl std::fmt::Debug for TableWrite {
@@ -155,7 +160,11 @@ fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>>
 }
 
 impl TableWrite {
-    pub(crate) fn new(table: Table, commit_user: String) -> Result<Self> {
+    pub(crate) fn new(
+        table: Table,
+        commit_user: String,
+        spill_dir: Option<PathBuf>,
+    ) -> Result<Self> {
         check_supported(&table)?;
         let schema = table.schema().clone();
         let options = table.options().clone();
@@ -174,12 +183,11 @@ impl TableWrite {
             )?),
             _ => None,
         };
-        let merge = match (&kv, options.merge_engine) {
-            (Some(kv), MergeEngine::PartialUpdate | MergeEngine::Aggregation) => {
-                Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?))
-            }
-            _ => None,
+        let merge = match &kv {
+            Some(kv) => Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?)),
+            None => None,
         };
+        let kind_filter = RowKindFilter::of(&options);
         let router = Router::new(&table)?;
         let dynamic = match router.is_dynamic() {
             true => Some(DynamicBuckets::new(&table)?),
@@ -197,6 +205,8 @@ impl TableWrite {
             kv,
             writers: BTreeMap::new(),
             restored: None,
+            spill_dir,
+            kind_filter,
         })
     }
 
@@ -243,6 +253,15 @@ impl TableWrite {
     }
 
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
+        // Java `TableWriteImpl`: rows of ignored kinds never reach a writer.
+        let filtered = match &self.kind_filter {
+            Some(f) => f.apply(batch, &kinds)?,
+            None => None,
+        };
+        let (batch, kinds) = match &filtered {
+            Some((b, k)) => (b, k.clone()),
+            None => (batch, kinds),
+        };
         // Null keys first: a NOT NULL key column would otherwise fail with the generic message.
         self.check_keys(batch, &kinds)?;
         let batch = conform(batch, &self.table.schema().fields, &self.target)?;
@@ -266,7 +285,30 @@ impl TableWrite {
             };
             self.write_part(part, part_kinds).await?;
         }
-        Ok(())
+        self.free_memory().await
+    }
+
+    /// Java's shared write-buffer pool: while the buffers of all buckets hold
+    /// `write-buffer-size` or more, the largest frees its memory (spill or level-0 files).
+    async fn free_memory(&mut self) -> Result<()> {
+        let limit =
+            usize::try_from(self.table.options().write_buffer_size.bytes()).unwrap_or(usize::MAX);
+        loop {
+            let mut total = 0;
+            let mut largest: Option<(&mut KvWriter, usize)> = None;
+            for w in self.writers.values_mut() {
+                let BucketWriter::Kv(kv) = w else { continue };
+                let bytes = kv.buffered_bytes();
+                total += bytes;
+                if largest.as_ref().is_none_or(|(_, b)| bytes > *b) {
+                    largest = Some((kv, bytes));
+                }
+            }
+            match largest {
+                Some((kv, bytes)) if total >= limit && bytes > 0 => kv.flush_memory().await?,
+                _ => return Ok(()),
+            }
+        }
     }
 
     /// Primary-key columns must have no nulls; append tables take insertions only.
@@ -280,11 +322,8 @@ impl TableWrite {
             }
             return Ok(());
         }
-        if self.merge.is_some() && kinds.values().iter().any(|k| is_retract(*k)) {
-            return Err(Error::unsupported(format!(
-                "writing -U/-D rows into a '{}' table is not supported yet",
-                self.table.options().merge_engine
-            )));
+        if let Some(m) = &self.merge {
+            m.check_retracts(kinds)?;
         }
         for name in &schema.primary_keys {
             let nulls = batch.column_by_name(name).map_or(0, |c| c.null_count());
@@ -310,16 +349,21 @@ impl TableWrite {
                     BucketWriter::Postpone(RollingWriter::new(spec.clone(), dir, next_seq))
                 }
                 (Some(kv), None) => {
-                    let options = self.table.options();
-                    let limit =
-                        usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX);
+                    let merge = self
+                        .merge
+                        .clone()
+                        .ok_or_else(|| Error::internal("primary-key table without a merge"))?;
+                    let options = self.table.options().write_buffer.clone();
+                    let spill = options.spillable.then(|| {
+                        SpillFiles::new(self.spill_dir.clone(), options.spill_compression)
+                    });
                     BucketWriter::Kv(KvWriter::new(
                         kv.clone(),
-                        self.merge.clone(),
+                        merge,
                         files,
                         next_seq,
-                        options.ignore_delete,
-                        limit,
+                        spill,
+                        options,
                     ))
                 }
             };
@@ -356,7 +400,7 @@ impl TableWrite {
         let layout = self.kv.clone();
         match self.writer(&part).await? {
             BucketWriter::Append(files) => files.write(&part.batch).await,
-            BucketWriter::Kv(kv) => kv.write(part.batch, kinds).await,
+            BucketWriter::Kv(kv) => kv.write(part.batch, kinds),
             BucketWriter::Postpone(files) => {
                 let layout = layout.ok_or_else(|| Error::internal("postpone without a key"))?;
                 files
@@ -368,8 +412,21 @@ impl TableWrite {
 
     /// Flushes every writer and returns one [`CommitMessage`] per (partition, bucket) with new
     /// files. The writer stays usable: later writes continue the sequence numbers and file
-    /// counters (Java keeps writers across commits).
+    /// counters (Java keeps writers across commits). On an error every bucket's buffered and
+    /// spilled rows are discarded (their spill files removed): write them again.
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        let result = self.flush_all().await;
+        if result.is_err() {
+            for w in self.writers.values_mut() {
+                if let BucketWriter::Kv(kv) = w {
+                    kv.discard();
+                }
+            }
+        }
+        result
+    }
+
+    async fn flush_all(&mut self) -> Result<Vec<CommitMessage>> {
         let total = self.router.total_buckets();
         let mut index = match &mut self.dynamic {
             Some(d) => d.prepare_commit().await?,

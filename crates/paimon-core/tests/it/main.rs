@@ -41,3 +41,5 @@ mod write;
 mod write_buckets;
 mod write_dynamic;
 mod write_pk;
+mod write_retract;
+mod write_spill;
