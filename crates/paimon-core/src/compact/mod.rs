@@ -29,6 +29,7 @@ mod append;
 mod index;
 mod lookup;
 mod pk;
+pub(crate) mod universal;
 
 use std::collections::{BTreeMap, HashMap};
 
