@@ -87,6 +87,19 @@ impl<'t> IndexChanges<'t> {
         dv: Option<IndexManifestEntry>,
     ) -> Result<()> {
         m.new_index_files.extend(dv);
+        self.retire_and_rebuild(m, split, level, changed).await
+    }
+
+    /// Retires the payloads of the `changed` levels and indexes `level` again from the
+    /// message's compaction outputs written by compaction (Java indexes only
+    /// `_FILE_SOURCE = COMPACT` files above level 0; upgraded level-0 files stay unindexed).
+    pub(super) async fn retire_and_rebuild(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        level: i32,
+        changed: &std::collections::BTreeSet<i32>,
+    ) -> Result<()> {
         for e in &self.previous {
             if e.partition != m.partition || e.bucket != m.bucket {
                 continue;
@@ -109,10 +122,15 @@ impl<'t> IndexChanges<'t> {
                 m.deleted_index_files.push(e.clone());
             }
         }
-        if m.compact_after.is_empty() {
+        let mut files: Vec<_> = m
+            .compact_after
+            .iter()
+            .filter(|f| f.level == level && f.file_source == Some(super::FILE_SOURCE_COMPACT))
+            .cloned()
+            .collect();
+        if files.is_empty() {
             return Ok(());
         }
-        let mut files = m.compact_after.clone();
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
         for b in &self.builders {
             m.new_index_files.push(b.build(split, level, &files).await?);

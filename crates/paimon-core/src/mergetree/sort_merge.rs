@@ -118,6 +118,7 @@ pub struct SortMerge {
     conv: Converters,
     function: MergeFunction,
     lookup: bool,
+    keep_retracts: bool,
     runs: Vec<LevelRun>,
     cursors: Vec<Cursor>,
     pool: Pool,
@@ -216,6 +217,7 @@ impl SortMerge {
             conv: Converters { key, seq },
             function,
             lookup: false,
+            keep_retracts: false,
             runs,
             cursors: Vec::new(),
             pool: Pool::new(schema)?,
@@ -232,6 +234,16 @@ impl SortMerge {
     #[must_use]
     pub fn with_lookup(mut self, lookup: bool) -> Self {
         self.lookup = lookup;
+        self
+    }
+
+    /// Keeps retract records (Java compaction without `dropDelete`, into a level below the
+    /// highest non-empty one): a lone record and the result of a deduplicate group are
+    /// emitted whatever their kind. The other engines still drop retract results; their
+    /// callers must not ask for this when a retract can reach them.
+    #[must_use]
+    pub fn with_keep_retracts(mut self, keep: bool) -> Self {
+        self.keep_retracts = keep;
         self
     }
 
@@ -385,7 +397,7 @@ impl SortMerge {
         }
         let end = end.min(c.pos + room);
         for i in c.pos..end {
-            if !is_retract(c.kinds.value(i)) {
+            if self.keep_retracts || !is_retract(c.kinds.value(i)) {
                 self.out.push_row(c.src, i);
             }
         }
@@ -419,7 +431,21 @@ impl SortMerge {
         });
         if self.group.len() == 1 {
             let r = self.group[0];
-            if !is_retract(r.kind) {
+            if self.keep_retracts || !is_retract(r.kind) {
+                self.out.push_row(r.src, r.row);
+            }
+        } else if let (true, MergeFunction::Deduplicate { ignore_delete }) =
+            (self.keep_retracts, &self.function)
+        {
+            let group = match self.lookup {
+                true => lookup_records(&self.group),
+                false => self.group.clone(),
+            };
+            let last = group
+                .iter()
+                .rev()
+                .find(|r| !(*ignore_delete && is_retract(r.kind)));
+            if let Some(r) = last {
                 self.out.push_row(r.src, r.row);
             }
         } else if self.lookup {

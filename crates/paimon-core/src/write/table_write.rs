@@ -23,6 +23,7 @@ use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
+use crate::compact::on_write::CompactOnWrite;
 use crate::io::join;
 use crate::mergetree::merge_function::is_retract;
 use crate::spec::options::{BucketMode, FileFormat, MergeEngine, StatsMode};
@@ -57,6 +58,10 @@ pub struct TableWrite {
     merge: Option<Arc<BufferMerge>>,
     writers: BTreeMap<(Vec<u8>, i32), BucketWriter>,
     restored: Option<NextSequence>,
+    /// Bucket directories of the writers (compaction on write writes there too).
+    bucket_dirs: BTreeMap<(Vec<u8>, i32), String>,
+    /// Compaction at `prepare_commit` unless `write-only` ([`crate::compact::on_write`]).
+    compaction: CompactOnWrite,
 }
 
 impl std::fmt::Debug for TableWrite {
@@ -151,9 +156,10 @@ impl TableWrite {
             file_index: IndexPlan::new(&options, &fields_for_index)?,
         });
         let merge = match (&kv, options.merge_engine) {
-            (Some(kv), MergeEngine::PartialUpdate | MergeEngine::Aggregation) => {
-                Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?))
-            }
+            (
+                Some(kv),
+                MergeEngine::PartialUpdate | MergeEngine::Aggregation | MergeEngine::FirstRow,
+            ) => Some(Arc::new(BufferMerge::new(&schema, options.clone(), kv)?)),
             _ => None,
         };
         Ok(TableWrite {
@@ -166,6 +172,8 @@ impl TableWrite {
             kv,
             writers: BTreeMap::new(),
             restored: None,
+            bucket_dirs: BTreeMap::new(),
+            compaction: CompactOnWrite::default(),
         })
     }
 
@@ -269,6 +277,7 @@ impl TableWrite {
                 &dir,
                 &format!("{}bucket-{}", part.partition_dir, part.bucket),
             );
+            self.bucket_dirs.insert(key.clone(), dir.clone());
             let files = RollingWriter::new(self.spec.clone(), dir, next_seq);
             let writer = match &self.kv {
                 None => BucketWriter::Append(files),
@@ -319,6 +328,10 @@ impl TableWrite {
     /// Flushes every writer and returns one [`CommitMessage`] per (partition, bucket) with new
     /// files. The writer stays usable: later writes continue the sequence numbers and file
     /// counters (Java keeps writers across commits).
+    ///
+    /// Unless `write-only` is set, primary-key buckets with new files are then compacted as
+    /// Java's batch writer does ([`crate::compact::on_write`]): the messages also carry the
+    /// compaction (committed as an `APPEND` and a `COMPACT` snapshot).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
         let total = self.router.total_buckets();
         let mut out = Vec::new();
@@ -333,6 +346,11 @@ impl TableWrite {
             let mut message = CommitMessage::new(partition.clone(), *bucket, total);
             message.new_files = files;
             out.push(message);
+        }
+        if let (Some(kv), false) = (&self.kv, self.table.options().compaction.write_only) {
+            self.compaction
+                .compact(&self.table, (&self.spec, kv), &self.bucket_dirs, &mut out)
+                .await?;
         }
         Ok(out)
     }

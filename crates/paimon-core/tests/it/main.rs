@@ -13,6 +13,8 @@ mod commit_util;
 mod common;
 mod compact;
 mod compact_lookup;
+mod compact_on_write;
+mod compact_universal;
 mod dv64;
 mod expire;
 mod fault_store;
