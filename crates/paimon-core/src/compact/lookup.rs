@@ -341,7 +341,7 @@ async fn rewrite(
 
 /// The bucket's deletion vectors after the compaction: existing ones minus the inputs',
 /// plus `marks`; a new index file (and its `ADD` entry) when they changed.
-async fn update_vectors(
+pub(super) async fn update_vectors(
     table: &Table,
     split: &DataSplit,
     inputs: &[DataFileMeta],

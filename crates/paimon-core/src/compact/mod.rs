@@ -40,7 +40,7 @@ use crate::commit::CommitMessage;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::DataFileMeta;
 use crate::write::file_writer::FileSpec;
-use crate::{Error, Result};
+use crate::Result;
 
 use index::IndexChanges;
 
@@ -134,9 +134,9 @@ impl CompactBuilder {
         let spec = writer.file_spec();
         let kv = writer.kv_layout();
         let (snapshot_id, buckets) = self.buckets(&source).await?;
-        let index = match &kv {
-            Some(_) => Some(IndexChanges::new(&self.table, snapshot_id).await?),
-            None => None,
+        let index = match kv.is_some() || self.table.options().deletion_vectors_enabled {
+            true => Some(IndexChanges::new(&self.table, snapshot_id).await?),
+            false => None,
         };
         let max_level = source.options().num_levels() - 1;
         let mut report = CompactReport::default();
@@ -196,8 +196,10 @@ impl CompactBuilder {
                 CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
             m.compact_before = before;
             m.compact_after = after;
-            if let Some(index) = &index {
-                index.apply(&mut m, &split, max_level).await?;
+            match (&index, &kv) {
+                (Some(index), Some(_)) => index.apply(&mut m, &split, max_level).await?,
+                (Some(index), None) => index.apply_append_dv(&mut m, &split, &source).await?,
+                (None, _) => {}
             }
             messages.push(m);
         }
@@ -255,18 +257,14 @@ impl CompactBuilder {
 }
 
 /// The table as compaction reads it: primary-key tables with deletion vectors are merged
-/// on read (level 0 included, deletion vectors applied); append tables with deletion
-/// vectors are refused.
+/// on read (level 0 included, deletion vectors applied).
 fn source_table(table: &Table) -> Result<Table> {
     let options = table.options();
     if !options.deletion_vectors_enabled || options.deletion_vectors_merge_on_read {
         return Ok(table.clone());
     }
     if !table.schema().has_primary_key() {
-        return Err(Error::unsupported(
-            "compacting append tables with deletion vectors is not supported yet",
-        )
-        .with_context("option", "deletion-vectors.enabled"));
+        return Ok(table.clone());
     }
     let mut o = HashMap::new();
     o.insert(

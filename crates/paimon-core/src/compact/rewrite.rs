@@ -71,6 +71,13 @@ pub(super) async fn compact_unit(
         after: Vec::new(),
     };
     let mut candidates: Vec<Vec<Vec<usize>>> = Vec::new();
+    let cx = Cx {
+        table,
+        out,
+        job,
+        plan: &plan,
+        files: &files,
+    };
     for section in plan.sections(&files) {
         if section.len() > 1 {
             candidates.push(section);
@@ -81,15 +88,23 @@ pub(super) async fn compact_unit(
                 candidates.push(vec![vec![f]]);
             } else {
                 let c = std::mem::take(&mut candidates);
-                state.flush(table, out, job, &plan, &files, c).await?;
-                state.upgrade(table, out, job, &plan, &files, f).await?;
+                state.flush(&cx, c).await?;
+                state.upgrade(&cx, f).await?;
             }
         }
     }
-    state
-        .flush(table, out, job, &plan, &files, candidates)
-        .await?;
+    state.flush(&cx, candidates).await?;
     Ok((state.before, state.after))
+}
+
+/// What every step of one unit's compaction reads.
+#[derive(Clone, Copy)]
+struct Cx<'a> {
+    table: &'a Table,
+    out: &'a Output<'a>,
+    job: &'a Job<'a>,
+    plan: &'a MergePlan,
+    files: &'a [DataFileMeta],
 }
 
 struct State {
@@ -99,21 +114,13 @@ struct State {
 
 impl State {
     /// Java `MergeTreeCompactTask#rewrite`.
-    async fn flush(
-        &mut self,
-        table: &Table,
-        out: &Output<'_>,
-        job: &Job<'_>,
-        plan: &MergePlan,
-        files: &[DataFileMeta],
-        candidates: Vec<Vec<Vec<usize>>>,
-    ) -> Result<()> {
+    async fn flush(&mut self, cx: &Cx<'_>, candidates: Vec<Vec<Vec<usize>>>) -> Result<()> {
         if let [section] = candidates.as_slice() {
             match section.as_slice() {
                 [] => return Ok(()),
                 [run] => {
                     for &f in run {
-                        self.upgrade(table, out, job, plan, files, f).await?;
+                        self.upgrade(cx, f).await?;
                     }
                     return Ok(());
                 }
@@ -123,27 +130,18 @@ impl State {
         if candidates.is_empty() {
             return Ok(());
         }
-        self.rewrite(table, out, job, plan, files, candidates).await
+        self.rewrite(cx, candidates).await
     }
 
     /// Java `MergeTreeCompactTask#upgrade`.
-    async fn upgrade(
-        &mut self,
-        table: &Table,
-        out: &Output<'_>,
-        job: &Job<'_>,
-        plan: &MergePlan,
-        files: &[DataFileMeta],
-        f: usize,
-    ) -> Result<()> {
-        let file = &files[f];
+    async fn upgrade(&mut self, cx: &Cx<'_>, f: usize) -> Result<()> {
+        let Cx { table, job, .. } = *cx;
+        let file = &cx.files[f];
         let may_hold_deletes = file.delete_row_count.is_none_or(|n| n > 0);
         if (job.output_level == job.max_level && may_hold_deletes)
             || table.options().compaction.force_rewrite_all_files
         {
-            return self
-                .rewrite(table, out, job, plan, files, vec![vec![vec![f]]])
-                .await;
+            return self.rewrite(cx, vec![vec![vec![f]]]).await;
         }
         if file.level != job.output_level {
             self.before.push(file.clone());
@@ -156,15 +154,14 @@ impl State {
 
     /// Java `MergeTreeCompactRewriter#rewriteCompaction`: the sections merged one after
     /// another into one rolling writer.
-    async fn rewrite(
-        &mut self,
-        table: &Table,
-        out: &Output<'_>,
-        job: &Job<'_>,
-        plan: &MergePlan,
-        files: &[DataFileMeta],
-        sections: Vec<Vec<Vec<usize>>>,
-    ) -> Result<()> {
+    async fn rewrite(&mut self, cx: &Cx<'_>, sections: Vec<Vec<Vec<usize>>>) -> Result<()> {
+        let Cx {
+            table,
+            out,
+            job,
+            plan,
+            files,
+        } = *cx;
         let schema = arrow_schema(&plan.fields)?;
         let values_schema = arrow_schema(&table.schema().fields)?;
         let n = table.schema().fields.len();

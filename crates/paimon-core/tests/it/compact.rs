@@ -433,18 +433,11 @@ async fn append_small_files_are_merged() {
 #[tokio::test]
 async fn unsupported_tables_are_refused() {
     type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
-    let cases: [Case<'_>; 2] = [
-        (
-            "compact_refused_changelog",
-            &["id"],
-            &[("bucket", "1"), ("changelog-producer", "input")],
-        ),
-        (
-            "compact_refused_append_dv",
-            &[],
-            &[("bucket", "-1"), ("deletion-vectors.enabled", "true")],
-        ),
-    ];
+    let cases: [Case<'_>; 1] = [(
+        "compact_refused_changelog",
+        &["id"],
+        &[("bucket", "1"), ("changelog-producer", "input")],
+    )];
     for (name, pk, options) in cases {
         let t = create_table(
             name,

@@ -12,6 +12,7 @@ mod commit_overwrite;
 mod commit_util;
 mod common;
 mod compact;
+mod compact_append_dv;
 mod compact_lookup;
 mod compact_on_write;
 mod compact_universal;

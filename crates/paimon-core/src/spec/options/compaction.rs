@@ -39,6 +39,8 @@ pub const OPTIMIZATION_INTERVAL: &str = "compaction.optimization-interval";
 pub const TOTAL_SIZE_THRESHOLD: &str = "compaction.total-size-threshold";
 /// `compaction.incremental-size-threshold`, no default.
 pub const INCREMENTAL_SIZE_THRESHOLD: &str = "compaction.incremental-size-threshold";
+/// `compaction.delete-ratio-threshold`, default 0.2.
+pub const DELETE_RATIO_THRESHOLD: &str = "compaction.delete-ratio-threshold";
 /// `commit.force-compact`, default false.
 pub const COMMIT_FORCE_COMPACT: &str = "commit.force-compact";
 
@@ -87,6 +89,9 @@ pub struct CompactionOptions {
     pub incremental_size_threshold: Option<MemorySize>,
     /// `commit.force-compact` (false).
     pub commit_force_compact: bool,
+    /// `compaction.delete-ratio-threshold` (0.2): an append file whose deletion vector
+    /// deletes more than this ratio of its rows is compacted.
+    pub delete_ratio_threshold: f64,
 }
 
 impl CompactionOptions {
@@ -124,6 +129,9 @@ impl CompactionOptions {
             total_size_threshold: r.opt(TOTAL_SIZE_THRESHOLD)?,
             incremental_size_threshold: r.opt(INCREMENTAL_SIZE_THRESHOLD)?,
             commit_force_compact: r.bool(COMMIT_FORCE_COMPACT, false)?,
+            delete_ratio_threshold: r
+                .parse_with(DELETE_RATIO_THRESHOLD, &[], ratio)?
+                .unwrap_or(0.2),
         })
     }
 
