@@ -1,29 +1,30 @@
-//! Compaction: `table.compact()` → [`CompactBuilder`] → [`CompactReport`].
+//! Compaction: `table.compact()` → [`CompactBuilder`] → [`CompactReport`], and compaction on
+//! write (`on_write`, from `TableWrite::prepare_commit` unless `write-only`).
 //!
-//! Primary-key tables (Java `MergeTreeCompactManager` with `FullCompactTrigger` /
-//! `MergeTreeCompactRewriter`): every live file of a (partition, bucket) is read as sorted runs
-//! in the key-value layout (all table columns plus `_SEQUENCE_NUMBER` and `_VALUE_KIND`),
-//! merged by the table's merge engine through the read path's k-way merge
-//! ([`crate::mergetree`]), retractions dropped (the output level is the highest level, Java
-//! `dropDelete`), and written at level `num-levels - 1` with `_FILE_SOURCE = COMPACT`, the
-//! surviving records' sequence numbers kept, rolling at the target file size. The result is
-//! committed as a `COMPACT` snapshot (`compact_before` / `compact_after`). Buckets already a
-//! single file at the top level are skipped. Without [`CompactBuilder::full`], only buckets
-//! with at least `num-sorted-run.compaction-trigger` sorted runs are compacted (still fully).
+//! Primary-key tables, `full` (Java `FullCompactTrigger` / `MergeTreeCompactRewriter`, `pk`):
+//! every live file of a (partition, bucket) merged by the table's engine through the read
+//! path's k-way merge ([`crate::mergetree`]), retractions dropped, written at level
+//! `num-levels - 1` with `_FILE_SOURCE = COMPACT`, sequence numbers kept. Buckets already a
+//! single top-level file (without a deletion vector) are skipped.
+//!
+//! Primary-key tables, not `full`: Java 2.0's universal pick (`universal`) and
+//! `MergeTreeCompactTask` (`rewrite`: upgrades without rewriting, retractions kept below the
+//! highest non-empty level); deletion-vector and first-row tables get lookup compaction
+//! (`lookup`): level-0 files move up, deletion vectors mark the superseded rows of higher
+//! levels (first-row: keys already above are dropped).
 //!
 //! Append tables (Java `AppendCompactCoordinator`): the files of a bucket smaller than the
-//! target file size are rewritten in sequence order into target-size files when there are at
-//! least `compaction.min.file-num` of them (any number with [`CompactBuilder::full`]).
+//! target file size (or with a deletion vector over `compaction.delete-ratio-threshold`) are
+//! rewritten in sequence order, vectors applied, into target-size files when there are at
+//! least `compaction.min.file-num` of them (any number with [`CompactBuilder::full`]); the
+//! inputs' vectors are retired (`index`).
 //!
 //! Primary-key tables with deletion vectors are read merged on read (level 0 included,
-//! deletion vectors applied); a compacted bucket's deletion-vector file is retired and its
-//! `pk-btree` payloads are rebuilt over the new top level in the same snapshot (`index`).
-//! Without [`CompactBuilder::full`] they get Java's lookup compaction instead (`lookup`):
-//! level-0 files move up with deletion vectors marking the superseded rows of higher levels.
+//! deletion vectors applied); a compacted bucket's deletion-vector file and `pk-btree`
+//! payloads are updated in the same snapshot (`index`).
 //!
-//! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): append
-//! tables with deletion vectors, `first-row`, changelog producers other than `none`, dynamic
-//! and postpone buckets.
+//! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): changelog
+//! producers other than `none`, dynamic and postpone buckets.
 
 mod append;
 mod index;
