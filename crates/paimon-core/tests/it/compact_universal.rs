@@ -266,21 +266,23 @@ async fn universal_compaction_upgrades_and_keeps_deletes_below_the_top() {
         (first[0].file_name.as_str(), 5)
     );
     assert_eq!(up[0].file_source, first[0].file_source);
-    // Deletes compacted to level 4 (below the top) are kept as -D records.
-    write_rows(&t, &[(3, None, None, true), (7, None, None, true)]).await;
+    // Deletes merged from two overlapping level-0 files into level 4 (below the top) are
+    // kept as -D records.
+    let deletes_a: [Row; 2] = [(3, None, None, true), (7, None, None, true)];
+    let deletes_b: [Row; 2] = [(3, None, None, true), (9, None, None, true)];
+    write_rows(&t, &deletes_a).await;
+    write_rows(&t, &deletes_b).await;
     let mut model = Model::new();
     apply(&mut model, Engine::Deduplicate, &big);
-    apply(
-        &mut model,
-        Engine::Deduplicate,
-        &[(3, None, None, true), (7, None, None, true)],
-    );
+    apply(&mut model, Engine::Deduplicate, &deletes_a);
+    apply(&mut model, Engine::Deduplicate, &deletes_b);
     let t = Table::open(t.location()).await.unwrap();
     t.compact().execute().await.unwrap();
     let files = live_files(&t).await;
     let mid: Vec<&DataFileMeta> = files.iter().filter(|f| f.level == 4).collect();
     assert_eq!(mid.len(), 1, "{files:?}");
-    assert_eq!(mid[0].delete_row_count, Some(2));
+    assert_eq!(mid[0].delete_row_count, Some(3));
+    assert_eq!(mid[0].file_source, Some(1), "merged, not upgraded");
     assert_eq!(read(&t).await, model_rows(&t, &model));
     // A full compaction drops them.
     t.compact().full(true).execute().await.unwrap();
@@ -288,6 +290,6 @@ async fn universal_compaction_upgrades_and_keeps_deletes_below_the_top() {
     assert!(files
         .iter()
         .all(|f| f.level == 5 && f.delete_row_count == Some(0)));
-    assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 398);
+    assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 397);
     assert_eq!(read(&t).await, model_rows(&t, &model));
 }
