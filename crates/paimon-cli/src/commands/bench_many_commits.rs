@@ -81,8 +81,10 @@ pub async fn run(args: Args) -> Result<()> {
         Field::new("v", DataType::Int64, true),
     ]));
     let started = Instant::now();
+    // `write-only`: every commit stays one level-0 file and one manifest (no compaction).
     let mut write = table
         .new_write()
+        .with_option("write-only", "true")
         .with_commit_user("bench-many-commits")
         .build()?;
     let commit = table.new_commit();

@@ -1,6 +1,7 @@
 //! `paimon compact TABLE [--partition k=v,...] [--bucket B] [--full]`: compact a table's
-//! buckets and commit one `COMPACT` snapshot (see `paimon_core::compact`; deletion-vector
-//! tables without `--full` get lookup compaction of their level-0 files).
+//! buckets and commit one `COMPACT` snapshot (see `paimon_core::compact`; without `--full`
+//! primary-key buckets get Java's universal compaction pick, deletion-vector and first-row
+//! tables lookup compaction of their level-0 files).
 
 use std::collections::HashMap;
 
@@ -20,7 +21,8 @@ pub struct Args {
     #[arg(long)]
     bucket: Option<i32>,
     /// Rewrite every selected bucket (primary-key tables: into one run at the top level);
-    /// otherwise only buckets that reach the compaction trigger.
+    /// otherwise what Java's universal compaction picks (size amplification, size ratio,
+    /// sorted-run count; level 0 forced up for deletion-vector and first-row tables).
     #[arg(long)]
     full: bool,
     /// Commit user recorded in the snapshot.

@@ -1,6 +1,9 @@
 //! Small-file compaction of one append bucket (Java `BucketedAppendCompactManager` /
 //! `AppendCompactCoordinator`): files below the target size, in sequence order, rewritten into
-//! target-size files.
+//! target-size files. With deletion vectors (Java `AppendCompactCoordinator` with DVs) a file
+//! whose vector deletes more than `compaction.delete-ratio-threshold` of its rows (or of
+//! unknown cardinality) is compacted too, even alone; inputs are read with their vectors
+//! applied, so the deleted rows are dropped (the caller retires the vectors).
 
 use std::sync::Arc;
 
@@ -9,7 +12,7 @@ use futures::StreamExt;
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
 use crate::read::TableRead;
-use crate::scan::{DataSplit, Split};
+use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::manifest::DataFileMeta;
 use crate::write::file_writer::FileSpec;
 use crate::Result;
@@ -24,16 +27,33 @@ pub(super) async fn compact_bucket(
     full: bool,
 ) -> Result<Option<(Vec<DataFileMeta>, Vec<DataFileMeta>)>> {
     let target = i64::try_from(spec.target_size).unwrap_or(i64::MAX);
-    let mut small: Vec<DataFileMeta> = files.into_iter().filter(|f| f.file_size < target).collect();
+    let ratio = table.options().compaction.delete_ratio_threshold;
+    let deletion = |f: &DataFileMeta| -> Option<DeletionFile> {
+        let i = split
+            .files
+            .iter()
+            .position(|x| x.file_name == f.file_name)?;
+        split.deletion_files.get(i).cloned().flatten()
+    };
+    let too_deleted = |f: &DataFileMeta| {
+        deletion(f).is_some_and(|d| {
+            d.cardinality
+                .is_none_or(|c| c as f64 > f.row_count as f64 * ratio)
+        })
+    };
+    let mut small: Vec<DataFileMeta> = files
+        .into_iter()
+        .filter(|f| f.file_size < target || too_deleted(f))
+        .collect();
     small.sort_by_key(|f| (f.min_sequence_number, f.file_name.clone()));
     let min_files = usize::try_from(table.options().compaction_min_file_num).unwrap_or(0);
     let needed = if full { 2 } else { min_files.max(2) };
-    if small.len() < needed {
+    if small.len() < needed && !small.iter().any(too_deleted) {
         return Ok(None);
     }
     let first_seq = small.first().map_or(0, |f| f.min_sequence_number);
     let files_split = DataSplit {
-        deletion_files: vec![None; small.len()],
+        deletion_files: small.iter().map(deletion).collect(),
         files: small.clone(),
         raw_convertible: true,
         row_ranges: None,

@@ -73,6 +73,43 @@ impl<'t> IndexChanges<'t> {
         Ok(())
     }
 
+    /// Adds the deletion-vector changes of an append compaction of the bucket of `m` (Java
+    /// `AppendDeleteFileMaintainer#persist`): when an input had a vector, the bucket's vector
+    /// files are retired and the vectors of the files not compacted are written again into
+    /// one new file.
+    pub(super) async fn apply_append_dv(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        table: &Table,
+    ) -> Result<()> {
+        let input = |name: &str| m.compact_before.iter().any(|f| f.file_name == name);
+        let with_dv = |want_input: bool| {
+            split
+                .files
+                .iter()
+                .zip(&split.deletion_files)
+                .any(|(f, d)| d.is_some() && input(&f.file_name) == want_input)
+        };
+        if !with_dv(true) {
+            return Ok(());
+        }
+        let survivors = with_dv(false);
+        for e in &self.previous {
+            if e.partition == m.partition
+                && e.bucket == m.bucket
+                && e.index_type == DELETION_VECTORS
+            {
+                m.deleted_index_files.push(e.clone());
+            }
+        }
+        if survivors {
+            let entry = super::lookup::update_vectors(table, split, &m.compact_before, vec![]);
+            m.new_index_files.extend(entry.await?);
+        }
+        Ok(())
+    }
+
     /// Adds the index changes of a lookup compaction of the bucket of `m` (new files at
     /// `level`, which holds nothing else now): the new deletion-vector file (an `ADD`
     /// replaces the bucket's file, Java `BucketedCombiner`); the payloads of the changed
@@ -87,6 +124,19 @@ impl<'t> IndexChanges<'t> {
         dv: Option<IndexManifestEntry>,
     ) -> Result<()> {
         m.new_index_files.extend(dv);
+        self.retire_and_rebuild(m, split, level, changed).await
+    }
+
+    /// Retires the payloads of the `changed` levels and indexes `level` again from the
+    /// message's compaction outputs written by compaction (Java indexes only
+    /// `_FILE_SOURCE = COMPACT` files above level 0; upgraded level-0 files stay unindexed).
+    pub(super) async fn retire_and_rebuild(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        level: i32,
+        changed: &std::collections::BTreeSet<i32>,
+    ) -> Result<()> {
         for e in &self.previous {
             if e.partition != m.partition || e.bucket != m.bucket {
                 continue;
@@ -109,10 +159,15 @@ impl<'t> IndexChanges<'t> {
                 m.deleted_index_files.push(e.clone());
             }
         }
-        if m.compact_after.is_empty() {
+        let mut files: Vec<_> = m
+            .compact_after
+            .iter()
+            .filter(|f| f.level == level && f.file_source == Some(super::FILE_SOURCE_COMPACT))
+            .cloned()
+            .collect();
+        if files.is_empty() {
             return Ok(());
         }
-        let mut files = m.compact_after.clone();
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
         for b in &self.builders {
             m.new_index_files.push(b.build(split, level, &files).await?);

@@ -1,20 +1,21 @@
-//! Lookup compaction of one deletion-vector bucket (not `full`): Java
-//! `ForceUpLevel0Compaction` (RADICAL) with `LookupMergeTreeCompactRewriter`,
-//! `LookupChangelogMergeFunctionWrapper` and `BucketedDvMaintainer`.
+//! Lookup compaction of one bucket of a deletion-vector or first-row table (not `full`):
+//! Java `ForceUpLevel0Compaction` with `LookupMergeTreeCompactRewriter`,
+//! `LookupChangelogMergeFunctionWrapper` / `FirstRowMergeFunctionWrapper` and
+//! `BucketedDvMaintainer`.
 //!
-//! - Pick: every level-0 file, plus level 1 when it is non-empty (Java `forcePickL0`); output
-//!   level = one below the lowest remaining level, or the top level when nothing remains
-//!   (`UniversalCompaction#createUnit`). Java may absorb further runs by size ratio; we do
-//!   not (any pick is a valid LSM step).
-//! - Lookup: for each key of a level-0 input without a level-1 input record, the first
+//! - Pick: [`Picker`] (universal first, else level 0 forced up with a following level-1 run,
+//!   extended by size ratio; Java 2.0 `forcePickL0`); the output level is never 0 and every
+//!   level left out lies above it.
+//! - Lookup: for each key of the inputs without an input record above level 0, the first
 //!   visible record in the remaining levels, lowest level first (`LookupLevels`, deletion
 //!   vectors applied), is marked deleted in its file's deletion vector
-//!   (`notifyNewDeletion`).
+//!   (`notifyNewDeletion`); first-row tables drop such keys from the output instead.
 //! - Rewrite: the keys of the inputs are merged in lookup mode over the inputs and the
 //!   remaining levels (the lowest visible higher-level record is the `high` record the
 //!   lookup found), retractions dropped (deletion-vector tables drop deletes at every
 //!   level), and written at the output level with `_FILE_SOURCE = COMPACT`, sequence numbers
-//!   kept. Inputs are always rewritten (Java upgrades some level-0 files in place instead).
+//!   kept; first-row tables merge the inputs alone (first record by sequence). Inputs are
+//!   always rewritten (Java upgrades some level-0 files in place instead).
 //! - Deletion vectors: the bucket's vectors minus the inputs', plus the new marks, each in
 //!   its own kind (new ones per `deletion-vectors.bitmap64`), written as one new index file
 //!   when anything changed (`writeSingleFile`).
@@ -30,6 +31,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 
 use super::pk::kv_file_batch;
+use super::universal::{level_sorted_runs, Picker};
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
 use crate::index::deletion_vector::MAGIC_V32;
@@ -38,6 +40,7 @@ use crate::io::join;
 use crate::read::TableRead;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
+use crate::spec::options::MergeEngine;
 use crate::spec::special_fields::{row_index_field, sequence_number_field, value_kind_field};
 use crate::spec::types::DataField;
 use crate::write::file_writer::FileSpec;
@@ -68,27 +71,23 @@ struct Pick {
     remaining: BTreeMap<i32, Vec<usize>>,
 }
 
-fn pick(files: &[DataFileMeta], max_level: i32) -> Option<Pick> {
-    if !files.iter().any(|f| f.level == 0) {
-        return None;
-    }
-    let level1 = files.iter().any(|f| f.level == 1);
-    let mut inputs = Vec::new();
+/// The pick of `picker` over the bucket's files (Java `ForceUpLevel0Compaction`): inputs,
+/// output level, and the files left out by level (all above the output level).
+fn pick(files: &[DataFileMeta], picker: &mut Picker, num_levels: i32) -> Option<Pick> {
+    let runs = level_sorted_runs(files);
+    let unit = picker.pick(num_levels, &runs, files)?;
+    let inputs: Vec<usize> = runs
+        .iter()
+        .take(unit.runs)
+        .flat_map(|r| r.files.iter().copied())
+        .collect();
     let mut remaining: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
-    for (i, f) in files.iter().enumerate() {
-        if f.level == 0 || (level1 && f.level == 1) {
-            inputs.push(i);
-        } else {
-            remaining.entry(f.level).or_default().push(i);
-        }
+    for r in runs.iter().skip(unit.runs) {
+        remaining.entry(r.level).or_default().extend(&r.files);
     }
-    let level = match remaining.keys().next() {
-        Some(lowest) => lowest - 1,
-        None => max_level,
-    };
     Some(Pick {
         inputs,
-        level,
+        level: unit.output_level,
         remaining,
     })
 }
@@ -100,20 +99,22 @@ pub(super) async fn compact_bucket(
     spec: &Arc<FileSpec>,
     kv: &Arc<KvLayout>,
     split: &DataSplit,
+    picker: &mut Picker,
 ) -> Result<Option<LookupOutcome>> {
-    let max_level = table.options().num_levels() - 1;
-    let Some(pick) = pick(&split.files, max_level) else {
+    let dv = table.options().deletion_vectors_enabled;
+    let first_row = table.options().merge_engine == MergeEngine::FirstRow;
+    let Some(pick) = pick(&split.files, picker, table.options().num_levels()) else {
         return Ok(None);
     };
     let schema = table.schema();
     let key_fields = schema.fields_of(&schema.trimmed_primary_keys())?;
     let keys = KeySet::new(&key_fields)?;
-    // Keys of the inputs: all of them (to select the rewritten keys), and those with a
-    // level-1 input record (their `high` record is that one; no lookup).
+    // Keys of the inputs: all of them (to select the rewritten keys), and those with an
+    // input record above level 0 (their `high` record is among the inputs; no lookup).
     let mut input_keys = HashSet::new();
     let mut level1_keys = HashSet::new();
     for &i in &pick.inputs {
-        let level1 = split.files.get(i).is_some_and(|f| f.level == 1);
+        let level1 = split.files.get(i).is_some_and(|f| f.level >= 1);
         let mut rows = keyed_rows(table, split, i, &key_fields)?;
         while let Some(batch) = rows.next().await {
             let batch = batch?;
@@ -126,8 +127,13 @@ pub(super) async fn compact_bucket(
         }
     }
     // Lookup: first visible record of each key, lowest remaining level first.
-    let mut pending: HashSet<Vec<u8>> = input_keys.difference(&level1_keys).cloned().collect();
+    let mut pending: HashSet<Vec<u8>> = match dv || first_row {
+        true => input_keys.difference(&level1_keys).cloned().collect(),
+        // Without deletion vectors the shadowed records stay; lookup-mode reads skip them.
+        false => HashSet::new(),
+    };
     let mut marks: Vec<(String, u64)> = Vec::new();
+    let mut shadowed: HashSet<Vec<u8>> = HashSet::new();
     for indices in pick.remaining.values() {
         if pending.is_empty() {
             break;
@@ -155,15 +161,34 @@ pub(super) async fn compact_bucket(
         }
         for k in found {
             pending.remove(&k);
+            shadowed.insert(k);
         }
     }
-    let after = rewrite(table, (spec, kv), split, &pick, &keys, &input_keys).await?;
+    // First-row (Java `FirstRowMergeFunctionWrapper`): a level-0 key already present above
+    // the output level is dropped; the others keep their first record, merged over the
+    // inputs only.
+    let (rewritten, merge_remaining) = match first_row {
+        true => (&input_keys - &shadowed, false),
+        false => (input_keys, true),
+    };
+    let after = rewrite(
+        table,
+        (spec, kv),
+        split,
+        (&pick, merge_remaining),
+        &keys,
+        &rewritten,
+    )
+    .await?;
     let before: Vec<DataFileMeta> = pick
         .inputs
         .iter()
         .filter_map(|&i| split.files.get(i).cloned())
         .collect();
-    let dv_entry = update_vectors(table, split, &before, marks).await?;
+    let dv_entry = match dv {
+        true => update_vectors(table, split, &before, marks).await?,
+        false => None,
+    };
     let mut changed_levels: BTreeSet<i32> = before.iter().map(|f| f.level).collect();
     changed_levels.insert(pick.level);
     Ok(Some(LookupOutcome {
@@ -263,12 +288,14 @@ async fn rewrite(
     table: &Table,
     (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
     split: &DataSplit,
-    pick: &Pick,
+    (pick, merge_remaining): (&Pick, bool),
     keys: &KeySet,
     input_keys: &HashSet<Vec<u8>>,
 ) -> Result<Vec<DataFileMeta>> {
     let mut chosen: Vec<usize> = pick.inputs.clone();
-    chosen.extend(pick.remaining.values().flatten());
+    if merge_remaining {
+        chosen.extend(pick.remaining.values().flatten());
+    }
     let merged = DataSplit {
         files: chosen
             .iter()
@@ -314,7 +341,7 @@ async fn rewrite(
 
 /// The bucket's deletion vectors after the compaction: existing ones minus the inputs',
 /// plus `marks`; a new index file (and its `ADD` entry) when they changed.
-async fn update_vectors(
+pub(super) async fn update_vectors(
     table: &Table,
     split: &DataSplit,
     inputs: &[DataFileMeta],
@@ -403,6 +430,7 @@ async fn read_vector(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::options::TableOptions;
 
     fn file(name: &str, level: i32) -> DataFileMeta {
         crate::commit::test_support::file(name, 1, level, 0, 0)
@@ -410,15 +438,39 @@ mod tests {
 
     #[test]
     fn picks_level0_and_level1_up_to_below_the_next_level() {
-        let files = vec![file("a", 0), file("b", 5), file("c", 0)];
-        let p = pick(&files, 5).unwrap();
-        assert_eq!((p.inputs, p.level), (vec![0, 2], 4));
-        let files = vec![file("a", 0), file("b", 1), file("c", 3), file("d", 5)];
-        let p = pick(&files, 5).unwrap();
+        let options = TableOptions::from_map(&HashMap::from([(
+            "deletion-vectors.enabled".to_string(),
+            "true".to_string(),
+        )]))
+        .unwrap();
+        let mut picker = Picker::new(&options, 12, 0);
+        let sized = |name: &str, level: i32, size: i64| {
+            let mut f = file(name, level);
+            f.file_size = size;
+            f
+        };
+        let files = vec![sized("a", 0, 1), sized("b", 5, 1000), sized("c", 0, 1)];
+        let p = pick(&files, &mut picker, 6).unwrap();
+        assert_eq!((p.inputs.len(), p.level), (2, 4));
+        let files = vec![
+            sized("a", 0, 1),
+            sized("b", 1, 10),
+            sized("c", 3, 1000),
+            sized("d", 5, 10000),
+        ];
+        let p = pick(&files, &mut picker, 6).unwrap();
         assert_eq!((p.inputs, p.level), (vec![0, 1], 2));
         assert_eq!(p.remaining.keys().copied().collect::<Vec<_>>(), vec![3, 5]);
         let files = vec![file("a", 0), file("b", 1)];
-        assert_eq!(pick(&files, 5).unwrap().level, 5);
-        assert!(pick(&[file("b", 2)], 5).is_none());
+        assert_eq!(pick(&files, &mut picker, 6).unwrap().level, 5);
+        assert!(pick(&[file("b", 2)], &mut picker, 6).is_none());
+        // Size ratio absorbs a small level-3 run after level 0 and 1 (2.0 forcePickL0).
+        let files = vec![
+            sized("a", 0, 10),
+            sized("b", 1, 10),
+            sized("c", 3, 15),
+            sized("d", 5, 1000),
+        ];
+        assert_eq!(pick(&files, &mut picker, 6).unwrap().level, 4);
     }
 }

@@ -1,34 +1,38 @@
-//! Compaction: `table.compact()` → [`CompactBuilder`] → [`CompactReport`].
+//! Compaction: `table.compact()` → [`CompactBuilder`] → [`CompactReport`], and compaction on
+//! write (`on_write`, from `TableWrite::prepare_commit` unless `write-only`).
 //!
-//! Primary-key tables (Java `MergeTreeCompactManager` with `FullCompactTrigger` /
-//! `MergeTreeCompactRewriter`): every live file of a (partition, bucket) is read as sorted runs
-//! in the key-value layout (all table columns plus `_SEQUENCE_NUMBER` and `_VALUE_KIND`),
-//! merged by the table's merge engine through the read path's k-way merge
-//! ([`crate::mergetree`]), retractions dropped (the output level is the highest level, Java
-//! `dropDelete`), and written at level `num-levels - 1` with `_FILE_SOURCE = COMPACT`, the
-//! surviving records' sequence numbers kept, rolling at the target file size. The result is
-//! committed as a `COMPACT` snapshot (`compact_before` / `compact_after`). Buckets already a
-//! single file at the top level are skipped. Without [`CompactBuilder::full`], only buckets
-//! with at least `num-sorted-run.compaction-trigger` sorted runs are compacted (still fully).
+//! Primary-key tables, `full` (Java `FullCompactTrigger` / `MergeTreeCompactRewriter`, `pk`):
+//! every live file of a (partition, bucket) merged by the table's engine through the read
+//! path's k-way merge ([`crate::mergetree`]), retractions dropped, written at level
+//! `num-levels - 1` with `_FILE_SOURCE = COMPACT`, sequence numbers kept. Buckets already a
+//! single top-level file (without a deletion vector) are skipped.
+//!
+//! Primary-key tables, not `full`: Java 2.0's universal pick (`universal`) and
+//! `MergeTreeCompactTask` (`rewrite`: upgrades without rewriting, retractions kept below the
+//! highest non-empty level); deletion-vector and first-row tables get lookup compaction
+//! (`lookup`): level-0 files move up, deletion vectors mark the superseded rows of higher
+//! levels (first-row: keys already above are dropped).
 //!
 //! Append tables (Java `AppendCompactCoordinator`): the files of a bucket smaller than the
-//! target file size are rewritten in sequence order into target-size files when there are at
-//! least `compaction.min.file-num` of them (any number with [`CompactBuilder::full`]).
+//! target file size (or with a deletion vector over `compaction.delete-ratio-threshold`) are
+//! rewritten in sequence order, vectors applied, into target-size files when there are at
+//! least `compaction.min.file-num` of them (any number with [`CompactBuilder::full`]); the
+//! inputs' vectors are retired (`index`).
 //!
 //! Primary-key tables with deletion vectors are read merged on read (level 0 included,
-//! deletion vectors applied); a compacted bucket's deletion-vector file is retired and its
-//! `pk-btree` payloads are rebuilt over the new top level in the same snapshot (`index`).
-//! Without [`CompactBuilder::full`] they get Java's lookup compaction instead (`lookup`):
-//! level-0 files move up with deletion vectors marking the superseded rows of higher levels.
+//! deletion vectors applied); a compacted bucket's deletion-vector file and `pk-btree`
+//! payloads are updated in the same snapshot (`index`).
 //!
-//! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): append
-//! tables with deletion vectors, `first-row`, changelog producers other than `none`, dynamic
-//! and postpone buckets.
+//! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): changelog
+//! producers other than `none`, dynamic and postpone buckets.
 
 mod append;
 mod index;
 mod lookup;
+pub(crate) mod on_write;
 mod pk;
+mod rewrite;
+pub(crate) mod universal;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -37,7 +41,7 @@ use crate::commit::CommitMessage;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::DataFileMeta;
 use crate::write::file_writer::FileSpec;
-use crate::{Error, Result};
+use crate::Result;
 
 use index::IndexChanges;
 
@@ -126,37 +130,55 @@ impl CompactBuilder {
             .commit_user
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let source = self.source_table()?;
+        let source = source_table(&self.table)?;
         let writer = source.new_write().with_commit_user(&user).build()?;
         let spec = writer.file_spec();
         let kv = writer.kv_layout();
         let (snapshot_id, buckets) = self.buckets(&source).await?;
-        let index = match &kv {
-            Some(_) => Some(IndexChanges::new(&self.table, snapshot_id).await?),
-            None => None,
+        let index = match kv.is_some() || self.table.options().deletion_vectors_enabled {
+            true => Some(IndexChanges::new(&self.table, snapshot_id).await?),
+            false => None,
         };
         let max_level = source.options().num_levels() - 1;
-        let lookup = kv.is_some() && self.table.options().deletion_vectors_enabled && !self.full;
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
         for (split, files) in buckets {
+            let mut picker = new_picker(source.options());
+            let lookup = kv.is_some() && !self.full && lookup_compaction(source.options());
             if let (true, Some(kv), Some(index)) = (lookup, &kv, &index) {
-                let Some(out) = lookup::compact_bucket(&source, &spec, kv, &split).await? else {
-                    continue;
-                };
-                report.buckets.push(BucketCompaction {
-                    partition_values: split.partition_values.clone(),
-                    bucket: split.bucket,
-                    files_before: out.before.len(),
-                    files_after: out.after.len(),
-                    rows_after: out.after.iter().map(|f| f.row_count).sum(),
-                });
+                let out = lookup::compact_bucket(&source, &spec, kv, &split, &mut picker).await?;
+                let Some(out) = out else { continue };
+                report
+                    .buckets
+                    .push(BucketCompaction::of(&split, &out.before, &out.after));
                 let mut m =
                     CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
                 m.compact_before = out.before;
                 m.compact_after = out.after;
                 index
                     .apply_lookup(&mut m, &split, out.level, &out.changed_levels, out.dv_entry)
+                    .await?;
+                messages.push(m);
+                continue;
+            }
+            if let (false, Some(kv), Some(index)) = (self.full, &kv, &index) {
+                let Some(job) = rewrite::plan_job(&source, &split, &mut picker) else {
+                    continue;
+                };
+                let output = rewrite::Output { spec: &spec, kv };
+                let (before, after) = rewrite::compact_unit(&source, &output, &job).await?;
+                report
+                    .buckets
+                    .push(BucketCompaction::of(&split, &before, &after));
+                let mut changed: std::collections::BTreeSet<i32> =
+                    before.iter().map(|f| f.level).collect();
+                changed.insert(job.output_level);
+                let mut m =
+                    CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
+                m.compact_before = before;
+                m.compact_after = after;
+                index
+                    .apply_lookup(&mut m, &split, job.output_level, &changed, None)
                     .await?;
                 messages.push(m);
                 continue;
@@ -168,19 +190,17 @@ impl CompactBuilder {
                 None => append::compact_bucket(&source, &spec, &split, files, self.full).await?,
             };
             let Some((before, after)) = out else { continue };
-            report.buckets.push(BucketCompaction {
-                partition_values: split.partition_values.clone(),
-                bucket: split.bucket,
-                files_before: before.len(),
-                files_after: after.len(),
-                rows_after: after.iter().map(|f| f.row_count).sum(),
-            });
+            report
+                .buckets
+                .push(BucketCompaction::of(&split, &before, &after));
             let mut m =
                 CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
             m.compact_before = before;
             m.compact_after = after;
-            if let Some(index) = &index {
-                index.apply(&mut m, &split, max_level).await?;
+            match (&index, &kv) {
+                (Some(index), Some(_)) => index.apply(&mut m, &split, max_level).await?,
+                (Some(index), None) => index.apply_append_dv(&mut m, &split, &source).await?,
+                (None, _) => {}
             }
             messages.push(m);
         }
@@ -196,31 +216,9 @@ impl CompactBuilder {
         Ok(report)
     }
 
-    /// The table as compaction reads it: primary-key tables with deletion vectors are merged
-    /// on read (level 0 included, deletion vectors applied); append tables with deletion
-    /// vectors are refused.
-    fn source_table(&self) -> Result<Table> {
-        let options = self.table.options();
-        if !options.deletion_vectors_enabled || options.deletion_vectors_merge_on_read {
-            return Ok(self.table.clone());
-        }
-        if !self.table.schema().has_primary_key() {
-            return Err(Error::unsupported(
-                "compacting append tables with deletion vectors is not supported yet",
-            )
-            .with_context("option", "deletion-vectors.enabled"));
-        }
-        let mut o = HashMap::new();
-        o.insert(
-            "deletion-vectors.merge-on-read".to_string(),
-            "true".to_string(),
-        );
-        self.table.with_options(&o)
-    }
-
     /// The planned snapshot and the live files of each selected (partition, bucket), as one
     /// split per bucket (files with their deletion files).
-    async fn buckets(
+    pub(crate) async fn buckets(
         &self,
         source: &Table,
     ) -> Result<(Option<i64>, Vec<(DataSplit, Vec<DataFileMeta>)>)> {
@@ -257,6 +255,51 @@ impl CompactBuilder {
             .collect();
         Ok((plan.snapshot_id, buckets))
     }
+}
+
+/// The table as compaction reads it: primary-key tables with deletion vectors are merged
+/// on read (level 0 included, deletion vectors applied).
+fn source_table(table: &Table) -> Result<Table> {
+    let options = table.options();
+    if !options.deletion_vectors_enabled || options.deletion_vectors_merge_on_read {
+        return Ok(table.clone());
+    }
+    if !table.schema().has_primary_key() {
+        return Ok(table.clone());
+    }
+    let mut o = HashMap::new();
+    o.insert(
+        "deletion-vectors.merge-on-read".to_string(),
+        "true".to_string(),
+    );
+    table.with_options(&o)
+}
+
+impl BucketCompaction {
+    fn of(split: &DataSplit, before: &[DataFileMeta], after: &[DataFileMeta]) -> Self {
+        BucketCompaction {
+            partition_values: split.partition_values.clone(),
+            bucket: split.bucket,
+            files_before: before.len(),
+            files_after: after.len(),
+            rows_after: after.iter().map(|f| f.row_count).sum(),
+        }
+    }
+}
+
+/// Whether a primary-key table compacts by lookup (`lookup`): deletion vectors or
+/// first-row. Other lookup tables (`force-lookup`) are compacted fully (`rewrite::plan_job`).
+fn lookup_compaction(options: &crate::spec::options::TableOptions) -> bool {
+    options.deletion_vectors_enabled
+        || options.merge_engine == crate::spec::options::MergeEngine::FirstRow
+}
+
+/// A picker for one bucket at the current time (local hour for off-peak hours).
+fn new_picker(options: &crate::spec::options::TableOptions) -> universal::Picker {
+    use chrono::Timelike;
+    let now = chrono::Local::now();
+    let hour = i32::try_from(now.hour()).unwrap_or(0);
+    universal::Picker::new(options, hour, now.timestamp_millis())
 }
 
 /// Marks files written by compaction: `level`, `_FILE_SOURCE = COMPACT`.

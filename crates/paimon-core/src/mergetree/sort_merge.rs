@@ -249,6 +249,16 @@ impl SortMerge {
         self
     }
 
+    /// Keeps retract records when `keep` (Java compaction without `dropDelete`, into a level
+    /// below the highest non-empty one): the same merge as [`Self::keeping_retracts`].
+    #[must_use]
+    pub fn with_keep_retracts(self, keep: bool) -> Self {
+        match keep {
+            true => self.keeping_retracts(),
+            false => self,
+        }
+    }
+
     /// Wraps a batch of a run into a cursor (keys converted once).
     fn cursor(&mut self, run: LevelRun, batch: LevelBatch) -> Result<Cursor> {
         let LevelBatch { batch, level } = batch;

@@ -14,6 +14,7 @@
 
 mod alter_rules;
 mod commit;
+mod compaction;
 mod duration;
 mod enums;
 mod fields;
@@ -40,6 +41,7 @@ pub use commit::{
     COMMIT_TIMEOUT, DYNAMIC_PARTITION_OVERWRITE, MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE,
     MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE, OVERWRITE_UPGRADE, PK_CLUSTERING_OVERRIDE,
 };
+pub use compaction::{CompactionOptions, LookupCompactMode};
 pub use duration::parse_duration;
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
@@ -365,6 +367,8 @@ pub struct TableOptions {
     /// The committer's options (`manifest.*` merging, `commit.*` retries,
     /// `dynamic-partition-overwrite`).
     pub commit: CommitOptions,
+    /// Compaction options (`write-only`, universal compaction, lookup compaction).
+    pub compaction: CompactionOptions,
     /// `target-file-size`; see [`TableOptions::target_file_size`].
     pub target_file_size: Option<MemorySize>,
     /// `write-buffer-size` (default 256 mb): the memory of all primary-key write buffers of
@@ -535,6 +539,7 @@ impl TableOptions {
             row_tracking_enabled: r.bool(ROW_TRACKING_ENABLED, false)?,
             data_evolution_enabled: r.bool(DATA_EVOLUTION_ENABLED, false)?,
             commit: CommitOptions::parse(r)?,
+            compaction: CompactionOptions::parse(r)?,
             target_file_size: r.parse_with(TARGET_FILE_SIZE, &[], MemorySize::parse)?,
             write_buffer_size: r.get(WRITE_BUFFER_SIZE, MemorySize::from_mebibytes(256))?,
             write_buffer: WriteBufferOptions::parse(r)?,
@@ -697,6 +702,25 @@ impl TableOptions {
         } else {
             self.merge_engine == MergeEngine::FirstRow
         }
+    }
+
+    /// `num-sorted-run.stop-trigger`, default trigger + 3, never below the trigger (Java
+    /// `CoreOptions#numSortedRunStopTrigger`): more sorted runs than this stall the writer
+    /// until compaction catches up.
+    pub fn num_sorted_run_stop_trigger(&self) -> i32 {
+        let trigger = self.num_sorted_run_compaction_trigger;
+        self.compaction
+            .stop_trigger
+            .unwrap_or_else(|| trigger.saturating_add(3))
+            .max(trigger)
+    }
+
+    /// `lookup-compact.max-interval`, default 2 × `num-sorted-run.compaction-trigger` (Java
+    /// `CoreOptions#lookupCompactMaxInterval`).
+    pub fn lookup_compact_max_interval(&self) -> i32 {
+        self.compaction
+            .lookup_compact_max_interval
+            .unwrap_or_else(|| self.num_sorted_run_compaction_trigger.saturating_mul(2))
     }
 
     /// Whether the table runs in lookup mode (Java `CoreOptions#needLookup`, `LookupStrategy`):

@@ -4,7 +4,7 @@
 use super::avro::avro_writable;
 use super::orc::orc_writable;
 use crate::catalog::Table;
-use crate::spec::options::{BucketMode, ChangelogProducer, FileFormat, MergeEngine};
+use crate::spec::options::{BucketMode, ChangelogProducer, FileFormat};
 use crate::{Error, Result};
 
 fn unsupported(what: &str, option: &str) -> Error {
@@ -75,20 +75,6 @@ pub(crate) fn check_supported(table: &Table) -> Result<()> {
         // Postpone files are read by no one until compacted: merge engines, deletion vectors
         // and changelog producers only matter to that compaction.
         BucketMode::Postpone => return Ok(()),
-    }
-    if options.merge_engine == MergeEngine::FirstRow {
-        // Readers skip level 0 of first-row tables; Java compacts it away before the commit.
-        return Err(unsupported(
-            "merge-engine 'first-row' (level-0 files need compaction to become visible)",
-            "merge-engine",
-        ));
-    }
-    if options.batch_scan_skip_level0() {
-        // Readers skip level 0 here; Java compacts it away before the commit ends.
-        return Err(unsupported(
-            "deletion-vector tables (level-0 files need compaction to become visible)",
-            "deletion-vectors.enabled",
-        ));
     }
     if options.changelog_producer != ChangelogProducer::None {
         return Err(unsupported("changelog files", "changelog-producer"));

@@ -27,6 +27,7 @@ use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
+use crate::compact::on_write::CompactOnWrite;
 use crate::spec::options::{BucketMode, FileFormat};
 use crate::{Error, Result};
 
@@ -70,6 +71,10 @@ pub struct TableWrite {
     spill_dir: Option<PathBuf>,
     /// Rows dropped before the buffer (`ignore-delete`, `ignore-update-before`).
     kind_filter: Option<RowKindFilter>,
+    /// Bucket directories of the writers (compaction on write writes there too).
+    bucket_dirs: BTreeMap<(Vec<u8>, i32), String>,
+    /// Compaction at `prepare_commit` unless `write-only` ([`crate::compact::on_write`]).
+    compaction: CompactOnWrite,
 }
 
 impl std::fmt::Debug for TableWrite {
@@ -207,6 +212,8 @@ impl TableWrite {
             restored: None,
             spill_dir,
             kind_filter,
+            bucket_dirs: BTreeMap::new(),
+            compaction: CompactOnWrite::default(),
         })
     }
 
@@ -342,6 +349,7 @@ impl TableWrite {
         if !self.writers.contains_key(&key) {
             let next_seq = self.starting_sequence(&key).await?;
             let dir = bucket_dir(&self.table, &part.partition_dir, part.bucket);
+            self.bucket_dirs.insert(key.clone(), dir.clone());
             let files = RollingWriter::new(self.spec.clone(), dir.clone(), next_seq);
             let writer = match (&self.kv, &self.postpone_spec) {
                 (None, _) => BucketWriter::Append(files),
@@ -414,6 +422,11 @@ impl TableWrite {
     /// files. The writer stays usable: later writes continue the sequence numbers and file
     /// counters (Java keeps writers across commits). On an error every bucket's buffered and
     /// spilled rows are discarded (their spill files removed): write them again.
+    ///
+    /// Unless `write-only` is set, primary-key buckets with new files are then compacted as
+    /// Java's batch writer does ([`crate::compact::on_write`]): the messages also carry the
+    /// compaction (committed as an `APPEND` and a `COMPACT` snapshot). Postpone-bucket tables
+    /// are not compacted on write (Java compacts them by a separate job).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
         let result = self.flush_all().await;
         if result.is_err() {
@@ -454,6 +467,12 @@ impl TableWrite {
             let mut message = CommitMessage::new(partition, bucket, total);
             message.new_index_files.push(e);
             out.push(message);
+        }
+        let compact = !self.table.options().compaction.write_only && self.postpone_spec.is_none();
+        if let (Some(kv), true) = (&self.kv, compact) {
+            self.compaction
+                .compact(&self.table, (&self.spec, kv), &self.bucket_dirs, &mut out)
+                .await?;
         }
         Ok(out)
     }

@@ -19,7 +19,13 @@ async fn write_at_level(t: &Table, rows: &[(i32, Option<&str>, Option<i64>)], le
         .map(|(id, a, b)| json!({"id": id, "a": a, "b": b}))
         .collect();
     let kinds = vec![RowKind::Insert; rows.len()];
-    let mut write = t.new_write().with_commit_user("lookup").build().unwrap();
+    // `write-only`: the files are laid out by hand, not compacted at the commit.
+    let mut write = t
+        .new_write()
+        .with_option("write-only", "true")
+        .with_commit_user("lookup")
+        .build()
+        .unwrap();
     write
         .write_with_kinds(&batch(t, &lines), &kinds)
         .await

@@ -239,6 +239,8 @@ impl State {
         }
         let mut o = HashMap::new();
         o.insert("deletion-vectors.merge-on-read".to_string(), "true".into());
+        // Level 0 only: the compactions are the test's own steps.
+        o.insert("write-only".to_string(), "true".into());
         let mut w = self
             .t
             .with_options(&o)

@@ -246,12 +246,8 @@ async fn null_primary_key_is_rejected() {
 async fn unsupported_primary_key_tables_fail_at_build() {
     for (name, options) in [
         (
-            "pk_first_row",
-            vec![("bucket", "1"), ("merge-engine", "first-row")],
-        ),
-        (
-            "pk_dv",
-            vec![("bucket", "1"), ("deletion-vectors.enabled", "true")],
+            "pk_changelog",
+            vec![("bucket", "1"), ("changelog-producer", "input")],
         ),
     ] {
         let t = create_table(name, &[("id", "INT NOT NULL")], &[], &["id"], &options).await;

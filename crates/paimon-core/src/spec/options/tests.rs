@@ -263,13 +263,13 @@ fn unknown_stored_keys_are_kept() {
         ("bucket", "2"),
         ("my.custom.key", "anything"),
         ("fields.v.aggregate-function", "sum"),
-        ("commit.force-compact", "true"),
+        ("sink.parallelism", "3"),
         ("parquet.use-native", "false"),
     ])
     .unwrap();
     assert_eq!(o.extra.len(), 4);
     assert_eq!(o.extra["my.custom.key"], "anything");
-    assert_eq!(o.extra["commit.force-compact"], "true");
+    assert_eq!(o.extra["sink.parallelism"], "3");
     assert!(!o.extra.contains_key("bucket"));
     assert_eq!(o.field_option("v", "aggregate-function"), Some("sum"));
     assert_eq!(o.field_option("w", "aggregate-function"), None);

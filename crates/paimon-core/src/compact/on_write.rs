@@ -1,0 +1,119 @@
+//! Compaction at [`TableWrite::prepare_commit`](crate::write::TableWrite::prepare_commit)
+//! when `write-only` is false (Java's default): Java `MergeTreeWriter#prepareCommit` flushes
+//! the buffer into level-0 files, triggers one compaction of the bucket
+//! (`MergeTreeCompactManager#triggerCompaction(false)`) and, in a batch write, waits for it
+//! (`TableWriteImpl#prepareCommit` passes `waitCompaction = true`). The bucket's LSM is the
+//! latest snapshot's live files plus the new files; the pick is [`Picker`]'s (universal, or
+//! level 0 forced up for deletion-vector and first-row tables, whose readers skip level 0).
+//! The commit message then carries both increments: the new files (an `APPEND` snapshot) and
+//! the compaction's before/after files with its index changes (a `COMPACT` snapshot).
+//!
+//! Departures: the LSM is re-read from the latest snapshot at each `prepare_commit`, so
+//! messages prepared but never committed are not seen by the next one; only buckets with
+//! new files are considered (Java triggers every bucket writer it holds).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::index::IndexChanges;
+use super::universal::Picker;
+use super::{lookup, lookup_compaction, new_picker, rewrite, source_table, CompactBuilder};
+use crate::catalog::Table;
+use crate::commit::CommitMessage;
+use crate::scan::DataSplit;
+use crate::write::file_writer::FileSpec;
+use crate::write::kv_layout::KvLayout;
+use crate::{Error, Result};
+
+/// Compaction state kept by a writer across commits (Java's per-bucket strategy state:
+/// the `lookup-compact = GENTLE` counters).
+#[derive(Debug, Default)]
+pub(crate) struct CompactOnWrite {
+    pickers: HashMap<(Vec<u8>, i32), Picker>,
+}
+
+impl CompactOnWrite {
+    /// Compacts the buckets of `messages` that have new files, adding each compaction's
+    /// increment to its message. `dirs` are the bucket directories by (partition, bucket).
+    pub(crate) async fn compact(
+        &mut self,
+        table: &Table,
+        (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
+        dirs: &BTreeMap<(Vec<u8>, i32), String>,
+        messages: &mut [CommitMessage],
+    ) -> Result<()> {
+        if messages.iter().all(|m| m.new_files.is_empty()) {
+            return Ok(());
+        }
+        let source = source_table(table)?;
+        let (snapshot_id, buckets) = CompactBuilder::new(source.clone()).buckets(&source).await?;
+        let index = IndexChanges::new(table, snapshot_id).await?;
+        let mut live: HashMap<(Vec<u8>, i32), DataSplit> = buckets
+            .into_iter()
+            .map(|(s, _)| ((s.partition.clone(), s.bucket), s))
+            .collect();
+        for m in messages.iter_mut().filter(|m| !m.new_files.is_empty()) {
+            let key = (m.partition.clone(), m.bucket);
+            let mut split = match live.remove(&key) {
+                Some(s) => s,
+                None => DataSplit {
+                    snapshot_id: snapshot_id.unwrap_or(0),
+                    partition: m.partition.clone(),
+                    partition_values: Vec::new(),
+                    bucket: m.bucket,
+                    total_buckets: m.total_buckets,
+                    bucket_path: dirs.get(&key).cloned().ok_or_else(|| {
+                        Error::internal("bucket directory of a written bucket missing")
+                    })?,
+                    files: Vec::new(),
+                    deletion_files: Vec::new(),
+                    raw_convertible: false,
+                    row_ranges: None,
+                },
+            };
+            split.files.extend(m.new_files.iter().cloned());
+            split
+                .deletion_files
+                .extend(std::iter::repeat_n(None, m.new_files.len()));
+            let picker = self
+                .pickers
+                .entry(key)
+                .or_insert_with(|| new_picker(source.options()));
+            compact_bucket(&source, (spec, kv), &index, &split, picker, m).await?;
+        }
+        Ok(())
+    }
+}
+
+/// One bucket's compaction into its message.
+async fn compact_bucket(
+    source: &Table,
+    (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
+    index: &IndexChanges<'_>,
+    split: &DataSplit,
+    picker: &mut Picker,
+    m: &mut CommitMessage,
+) -> Result<()> {
+    if lookup_compaction(source.options()) {
+        let Some(out) = lookup::compact_bucket(source, spec, kv, split, picker).await? else {
+            return Ok(());
+        };
+        m.compact_before = out.before;
+        m.compact_after = out.after;
+        return index
+            .apply_lookup(m, split, out.level, &out.changed_levels, out.dv_entry)
+            .await;
+    }
+    let Some(job) = rewrite::plan_job(source, split, picker) else {
+        return Ok(());
+    };
+    let output = rewrite::Output { spec, kv };
+    let (before, after) = rewrite::compact_unit(source, &output, &job).await?;
+    let mut changed: std::collections::BTreeSet<i32> = before.iter().map(|f| f.level).collect();
+    changed.insert(job.output_level);
+    m.compact_before = before;
+    m.compact_after = after;
+    index
+        .retire_and_rebuild(m, split, job.output_level, &changed)
+        .await
+}
