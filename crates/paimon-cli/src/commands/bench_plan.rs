@@ -24,6 +24,9 @@ pub struct Args {
     /// Rounds; each times one cold, one warm and one full plan.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// Only warm plans, this many (for profiling the cache-hit path).
+    #[arg(long)]
+    warm_only: Option<usize>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -82,6 +85,17 @@ pub async fn run(args: Args) -> Result<()> {
     let (_, first_warm) = plan(&warm_table, Some(filter), Some(&cache)).await?;
     if first_warm.metrics.cache_misses != 1 {
         println!("note: the warm plan does not use the cache (not one bucket?)");
+    }
+    if let Some(n) = args.warm_only {
+        let mut warm = Vec::with_capacity(n);
+        let mut last = first_warm;
+        for _ in 0..n {
+            let (t, p) = plan(&warm_table, Some(filter), Some(&cache)).await?;
+            warm.push(t);
+            last = p;
+        }
+        summary("warm", warm, &last);
+        return Ok(());
     }
     let (mut cold, mut warm, mut full, mut open) = (vec![], vec![], vec![], vec![]);
     let (mut cold_plan, mut warm_plan, mut full_plan) = (None, None, None);

@@ -20,6 +20,7 @@ pub(crate) mod metadata_columns;
 pub mod metrics;
 pub(crate) mod orc;
 pub(crate) mod page_index;
+pub(crate) mod parallel_columns;
 pub(crate) mod parquet;
 pub(crate) mod row_group_pruning;
 mod scan_read;

@@ -36,6 +36,7 @@ use super::file_reader::{DataFileRead, OpenedFile};
 use super::key_lookup::{self, KeyPass};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
+use super::parallel_columns;
 use super::row_group_pruning::{predicate_columns, PredicateColumns};
 use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
@@ -265,10 +266,10 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
     // pages pruned, or a key search (whose runs are the answer's superset already: a row
     // filter then pays only when many rows are left). Scattered matches of an unsorted column
     // gain nothing from it (every page is decoded anyway).
-    let few_left = searched
-        && ranges.as_ref().is_some_and(|r| {
-            r.iter().map(|r| r.end - r.start).sum::<u64>() <= read.batch_size as u64
-        });
+    let tiny = ranges
+        .as_ref()
+        .is_some_and(|r| r.iter().map(|r| r.end - r.start).sum::<u64>() <= read.batch_size as u64);
+    let few_left = searched && tiny;
     let evidence = pages_pruned || searched;
     let row_filter = match &read.selective {
         Some(s) if evidence && !few_left => late::row_filter(
@@ -285,6 +286,30 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         Some(r) => intersect(&kept_rows, r),
         None => kept_rows.clone(),
     };
+    let roots = mapping.roots().to_vec();
+    let project = move |batch: parquet::errors::Result<arrow_array::RecordBatch>| {
+        let batch = batch.map_err(|e| parquet_error(e, &loc))?;
+        mapping
+            .project(&batch)
+            .map_err(|e| e.with_context("file", loc.clone()))
+    };
+    // A selection of at most one batch: its pages are decompressed on every core.
+    if let Some(r) = ranges.as_ref().filter(|_| tiny && row_filter.is_none()) {
+        let job = parallel_columns::ColumnJob {
+            reader: reader.clone(),
+            meta: meta.clone(),
+            row_groups: groups.iter().map(|g| g.0).collect(),
+            selection: row_selection(&kept_rows, r),
+            batch_size: read.batch_size.max(1),
+            location: read.location.clone(),
+        };
+        if let Some(batches) = parallel_columns::decode(job, &roots).await? {
+            let batches = futures::stream::iter(batches.into_iter().map(Ok))
+                .map(project)
+                .boxed();
+            return Ok(OpenedFile { batches, positions });
+        }
+    }
     let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta)
         .with_projection(mask)
         .with_batch_size(read.batch_size.max(1))
@@ -295,15 +320,10 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
     if let Some(filter) = row_filter {
         builder = builder.with_row_filter(filter);
     }
-    let stream = builder.build().map_err(|e| parquet_error(e, &loc))?;
-    let batches = stream
-        .map(move |r| {
-            let batch = r.map_err(|e| parquet_error(e, &loc))?;
-            mapping
-                .project(&batch)
-                .map_err(|e| e.with_context("file", loc.clone()))
-        })
-        .boxed();
+    let stream = builder
+        .build()
+        .map_err(|e| parquet_error(e, &read.location))?;
+    let batches = stream.map(project).boxed();
     Ok(OpenedFile { batches, positions })
 }
 

@@ -14,6 +14,7 @@
 //! after the snapshot (a hit reads no manifest list), and the per-entry filters run on them.
 //! Every optimisation fails open.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -132,7 +133,7 @@ impl TableScan {
         let live = match hit {
             Some(entries) => {
                 planner.metrics.cache_hits += 1;
-                planner.filter_cached(&entries)?
+                planner.filter_entries(&entries).await?
             }
             None => {
                 let (mut metas, delta) = futures::try_join!(
@@ -146,14 +147,15 @@ impl TableScan {
                         let entries = planner
                             .cached_live(&reader, &snapshot, metas, &cache, key)
                             .await?;
-                        planner.filter_cached(&entries)?
+                        planner.filter_entries(&entries).await?
                     }
                     None => {
                         let metas: Vec<ManifestFileMeta> = metas
                             .into_iter()
                             .filter(|m| planner.keep_manifest(m))
                             .collect();
-                        planner.read_and_merge(&reader, metas).await?
+                        let merged = planner.read_and_merge(&reader, metas).await?;
+                        planner.filter_live(merged).await?
                     }
                 }
             }
@@ -164,7 +166,6 @@ impl TableScan {
             None => Vec::new(),
         };
         let deletion_files = planner.deletion_files(&index_entries)?;
-        let live = planner.filter_live(live).await?;
         let mut splits = planner.make_splits(&snapshot, live, &deletion_files)?;
         let payloads = planner.payloads(&index_entries);
         splits = global_index::narrow(
@@ -357,7 +358,7 @@ impl<'a> Planner<'a> {
             && self.ctx.table.options().batch_scan_skip_level0()
     }
 
-    async fn filter_live(&mut self, live: Vec<ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+    async fn filter_live<E: Borrow<ManifestEntry>>(&mut self, live: Vec<E>) -> Result<Vec<E>> {
         let schema = self.ctx.table.schema().clone();
         let skip_level0 = self.skip_level0();
         let stats_pred = match &self.ctx.predicate {
@@ -368,7 +369,8 @@ impl<'a> Planner<'a> {
         let index_pred = self.file_index_predicate();
         let sm = self.ctx.table.snapshot_manager().clone();
         let mut out = Vec::with_capacity(live.len());
-        for e in live {
+        for item in live {
+            let e: &ManifestEntry = item.borrow();
             // Postpone-bucket files (bucket -2) wait for a postpone compaction: Java's batch
             // scan reads real buckets only (`AbstractBatchTableScan` → `onlyReadRealBuckets`,
             // also with `postpone.merge-on-read`, which engines implement by routing the rows
@@ -377,7 +379,7 @@ impl<'a> Planner<'a> {
                 self.metrics.files_skipped_by_level += 1;
                 continue;
             }
-            if !self.keep_inferred_bucket(&e).await? {
+            if !self.keep_inferred_bucket(e).await? {
                 self.metrics.files_skipped_by_bucket += 1;
                 continue;
             }
@@ -407,7 +409,7 @@ impl<'a> Planner<'a> {
                     continue;
                 }
             }
-            out.push(e);
+            out.push(item);
         }
         Ok(out)
     }
@@ -575,16 +577,18 @@ impl<'a> Planner<'a> {
         Ok(live)
     }
 
-    /// The per-entry request filters on cached live entries.
-    fn filter_cached(&mut self, entries: &[ManifestEntry]) -> Result<Vec<ManifestEntry>> {
-        let mut out = Vec::new();
+    /// The per-entry request filters on cached live entries, then the live-entry filters;
+    /// only the entries left are cloned (a point lookup keeps one file of a bucket's many).
+    async fn filter_entries(&mut self, entries: &[ManifestEntry]) -> Result<Vec<ManifestEntry>> {
+        let mut kept = Vec::new();
         for e in entries {
             if self.keep_entry(e)? {
-                out.push(e.clone());
+                kept.push(e);
             }
         }
-        self.metrics.live_files = out.len() as u64;
-        Ok(out)
+        self.metrics.live_files = kept.len() as u64;
+        let left = self.filter_live(kept).await?;
+        Ok(left.into_iter().cloned().collect())
     }
 
     /// The location of an index file (Java `IndexPathFactory#toPath`): `_EXTERNAL_PATH` when
