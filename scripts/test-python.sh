@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the Python package paimon_rs (bindings/python) with maturin into `.venv-python` and runs
+# its pytest suite against the repository's fixtures, the `paimon` CLI (the reference reader)
+# and pypaimon 2.1.0 (`.venv-pypaimon`, which reads the tables written from Python).
+#
+# The extension is built in the dev profile into the shared CARGO_TARGET_DIR (default target/),
+# so paimon-core and its dependencies compiled by `cargo test` are reused. Run by
+# scripts/test.sh; extra arguments go to pytest (e.g. `-k pickle`). Environment:
+#   PAIMON_RS_RAY=1   also install Ray Data and run the (slow) Ray test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+PY="$(bash scripts/setup-python.sh)"
+VENV="$(dirname "$(dirname "$PY")")"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+cargo build --quiet -p paimon-cli
+export PAIMON_CLI="$TARGET/debug/paimon"
+export PYPAIMON_PYTHON="$ROOT/.venv-pypaimon/bin/python"
+VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet -m bindings/python/Cargo.toml >&2
+"$PY" -m pytest bindings/python/tests -q -p no:cacheprovider "$@"
