@@ -14,7 +14,9 @@ PY="$(bash scripts/setup-python.sh)"
 VENV="$(dirname "$(dirname "$PY")")"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
-cargo build --quiet -p paimon-cli
+# The `paimon` binary as scripts/test.sh's `cargo test` builds it (same command and features, so
+# nothing is rebuilt there; standalone it builds the workspace's tests too).
+cargo test --quiet --workspace --all-targets --no-run
 export PAIMON_CLI="$TARGET/debug/paimon"
 export PYPAIMON_PYTHON="$ROOT/.venv-pypaimon/bin/python"
 VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet -m bindings/python/Cargo.toml >&2

@@ -84,3 +84,19 @@ def test_zero_copy_reader_is_streaming():
     batches = list(reader)
     assert len(batches) > 1 and all(b.num_rows <= 7 for b in batches)
     assert sum(b.num_rows for b in batches) == t.scan().to_arrow().num_rows
+
+
+def test_time_travel_by_tag(cli, tmp_path, warehouse_copy):
+    # A Java tag file is the tagged snapshot's JSON under tag/tag-<name>.
+    loc = warehouse_copy / "demo.db" / "customers_pk"
+    (loc / "tag").mkdir()
+    (loc / "tag" / "tag-first").write_bytes((loc / "snapshot" / "snapshot-1").read_bytes())
+    t = paimon_rs.Catalog(str(warehouse_copy)).get_table("demo.customers_pk")
+    assert t.tags() == ["first"]
+    got = t.scan(tag="first", filter="id > 3").to_arrow()
+    assert rows(got) == rows(t.scan(snapshot=1, filter="id > 3").to_arrow())
+    assert rows(got) == rows(cli_read(cli, loc, tmp_path, tag="first", filter="id > 3"))
+    if len(t.snapshots()) > 1:
+        assert rows(t.scan(tag="first").to_arrow()) != rows(t.scan().to_arrow())
+    with pytest.raises(paimon_rs.NotFoundError):
+        t.scan(tag="nope").to_arrow()

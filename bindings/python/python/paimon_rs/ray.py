@@ -81,7 +81,7 @@ class PaimonDatasource(Datasource):
             meta = BlockMetadata(
                 num_rows=None,
                 size_bytes=sum(s.file_size for s in group),
-                input_files=[f for s in group for f in s.files],
+                input_files=tuple(f for s in group for f in s.files),
                 exec_stats=None,
             )
             fn = _read_fn(group, self._schema, self._storage)
