@@ -6,7 +6,9 @@
 # The extension is built in the dev profile into the shared CARGO_TARGET_DIR (default target/),
 # so paimon-core and its dependencies compiled by `cargo test` are reused. Run by
 # scripts/test.sh; extra arguments go to pytest (e.g. `-k pickle`). Environment:
-#   PAIMON_RS_RAY=1   also install Ray Data and run the (slow) Ray test
+#   PAIMON_RS_RAY=1          also install Ray Data and run the (slow) Ray test
+#   PAIMON_RS_DATAFUSION=1   build with the DataFusion-Python provider (cargo feature
+#                            `datafusion`, a long build) and run its tests (skipped otherwise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -19,5 +21,9 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 cargo test --quiet --workspace --all-targets --no-run
 export PAIMON_CLI="$TARGET/debug/paimon"
 export PYPAIMON_PYTHON="$ROOT/.venv-pypaimon/bin/python"
-VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet -m bindings/python/Cargo.toml >&2
+features=()
+if [ "${PAIMON_RS_DATAFUSION:-0}" = 1 ]; then
+    features=(-F datafusion)
+fi
+VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet -m bindings/python/Cargo.toml "${features[@]}" >&2
 "$PY" -m pytest bindings/python/tests -q -p no:cacheprovider "$@"

@@ -78,6 +78,7 @@ impl PyCatalog {
     /// schema file, field ids, validation and messages) and returns it.
     #[pyo3(signature = (name, schema, primary_keys = None, partition_keys = None,
                         options = None, ignore_if_exists = false))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn create_table(
         &self,
         py: Python<'_>,
@@ -275,6 +276,13 @@ impl PyTable {
         split: PyRef<'py, PySplit>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let payload = split.payload.clone();
+        if payload.table != self.table.location() {
+            return Err(to_py(paimon_core::Error::invalid_argument(format!(
+                "the split belongs to table {}, not to {}",
+                payload.table,
+                self.table.location()
+            ))));
+        }
         let request = ScanRequest {
             options: payload.options.clone(),
             filter: payload.filter.clone(),

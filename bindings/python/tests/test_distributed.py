@@ -108,3 +108,10 @@ def test_threads_read_concurrently_and_gil_is_released():
     assert not errors, errors
     assert len(results) == 60 and all(r == want for r in results)
     assert ticks > 10
+
+
+def test_split_of_another_table_is_refused():
+    cat = paimon_rs.Catalog(str(WAREHOUSE))
+    split = cat.get_table("demo.orders").scan().plan().splits[0]
+    with pytest.raises(paimon_rs.InvalidArgumentError):
+        cat.get_table("demo.customers_pk").read_split(split)
