@@ -5,7 +5,8 @@
 # merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
 # vectors (target/pk-random-tables), then runs every Rust test, has pypaimon read the tables our
 # metadata encoders rewrote (target/reencoded) and the tables our catalog created
-# (target/created), and runs the doc tests and the example.
+# (target/created), runs the doc tests and the example, and builds and tests the Python package
+# (scripts/test-python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -37,3 +38,9 @@ fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "$@"
 cargo run --quiet -p paimon-core --example read_table >/dev/null
+# The Python package paimon_rs: built with maturin (pinned, in .venv-python) into the same
+# target directory, then its pytest suite (reads equal to the CLI's, pickled splits in process
+# pools, errors, writes read back by pypaimon, DataFusion-Python SQL).
+if [ "$#" -eq 0 ]; then
+    bash scripts/test-python.sh
+fi

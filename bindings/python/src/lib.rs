@@ -1,0 +1,33 @@
+//! `paimon_rs._native`: the Rust half of the Python package `paimon_rs` (see
+//! `bindings/python/README.md`). Thin over paimon-core's front door: catalogs and tables,
+//! scans planned and read with the GIL released, Arrow crossing through the C data and stream
+//! interfaces, picklable splits, writes, and (feature `datafusion`) a DataFusion-Python table
+//! provider.
+
+#[cfg(feature = "datafusion")]
+mod datafusion;
+mod errors;
+mod runtime;
+mod scan;
+mod split;
+mod table;
+mod write;
+
+use pyo3::prelude::*;
+
+/// The extension module, imported as `paimon_rs._native` and re-exported by `paimon_rs`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("WITH_DATAFUSION", cfg!(feature = "datafusion"))?;
+    errors::register(m)?;
+    m.add_class::<table::PyCatalog>()?;
+    m.add_class::<table::PyTable>()?;
+    m.add_class::<scan::PyScan>()?;
+    m.add_class::<scan::PyPlan>()?;
+    m.add_class::<scan::BatchIter>()?;
+    m.add_class::<split::PySplit>()?;
+    m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(table::read_split, m)?)?;
+    Ok(())
+}
