@@ -244,12 +244,10 @@ async fn null_primary_key_is_rejected() {
 
 #[tokio::test]
 async fn unsupported_primary_key_tables_fail_at_build() {
-    for (name, options) in [
-        (
-            "pk_changelog",
-            vec![("bucket", "1"), ("changelog-producer", "input")],
-        ),
-    ] {
+    for (name, options) in [(
+        "pk_changelog",
+        vec![("bucket", "1"), ("changelog-producer", "input")],
+    )] {
         let t = create_table(name, &[("id", "INT NOT NULL")], &[], &["id"], &options).await;
         let e = t.new_write().build().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unsupported, "{name}: {e}");
