@@ -5,8 +5,8 @@
 # merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
 # vectors (target/pk-random-tables), then runs every Rust test, has pypaimon read the tables our
 # metadata encoders rewrote (target/reencoded) and the tables our catalog created
-# (target/created), runs the doc tests and the example, and builds and tests the Python package
-# (scripts/test-python.sh).
+# (target/created), runs the doc tests and the example, and, with PAIMON_RS_PYTHON=1, builds and
+# tests the Python package (scripts/test-python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -40,7 +40,9 @@ cargo test --workspace --doc "$@"
 cargo run --quiet -p paimon-core --example read_table >/dev/null
 # The Python package paimon_rs: built with maturin (pinned, in .venv-python) into the same
 # target directory, then its pytest suite (reads equal to the CLI's, pickled splits in process
-# pools, errors, writes read back by pypaimon, DataFusion-Python SQL).
-if [ "$#" -eq 0 ]; then
+# pools, errors, writes read back by pypaimon). Opt-in (PAIMON_RS_PYTHON=1) for now: maturin's
+# pyo3 environment differs from `cargo test`'s, so arrow and everything above it (DataFusion,
+# parquet, paimon-core) compile a second time, which a cold CI run on 2 cores cannot afford.
+if [ "$#" -eq 0 ] && [ "${PAIMON_RS_PYTHON:-0}" = 1 ]; then
     bash scripts/test-python.sh
 fi
