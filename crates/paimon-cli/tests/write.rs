@@ -181,3 +181,55 @@ fn write_overwrite_dynamic_and_static_partitions() {
     let snapshots = ok(&paimon(&["snapshots", t]));
     assert!(snapshots.contains("OVERWRITE"), "{snapshots}");
 }
+
+/// `bench-write` with updates and a full compaction leaves a table that reads every generated
+/// id once, the updated tenth with the second write's values, from compacted files only.
+#[test]
+fn bench_write_updates_and_compaction_leave_the_latest_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&paimon(&[
+        "bench-write",
+        dir.path().to_str().unwrap(),
+        "--rows",
+        "2000",
+        "--batch-rows",
+        "300",
+        "--buckets",
+        "2",
+        "--updates",
+        "0.1",
+        "--compact",
+        "-o",
+        "deletion-vectors.enabled=true",
+        "-o",
+        "pk-btree.index.columns=v",
+    ]));
+    assert!(out.contains("paimon-rs full compaction"), "{out}");
+    let table = dir.path().join("pk");
+    let read = ok(&paimon(&[
+        "read",
+        table.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]));
+    let mut ids = std::collections::BTreeSet::new();
+    let mut updated = 0;
+    for line in read.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (id, v) = (row["id"].as_i64().unwrap(), row["v"].as_i64().unwrap());
+        assert!(ids.insert(id), "id {id} read twice");
+        match v - id * 7 {
+            0 => {}
+            1 => updated += 1,
+            d => panic!("id {id}: v is off by {d}"),
+        }
+    }
+    assert_eq!(ids.len(), 2000);
+    assert_eq!(ids.iter().next_back(), Some(&1999));
+    assert_eq!(updated, 200);
+    let scan = ok(&paimon(&["scan", table.to_str().unwrap()]));
+    assert!(
+        scan.contains(" level=") && !scan.contains(" level=0 "),
+        "{scan}"
+    );
+}

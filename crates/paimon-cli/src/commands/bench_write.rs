@@ -4,7 +4,10 @@
 //!
 //! Rows are `id BIGINT` (a permutation of `0..rows`, so the writer must sort), `v BIGINT` and a
 //! short `s STRING`, generated one batch at a time inside both timed sides alike (the generator
-//! is deterministic and cheap). Peak RSS is
+//! is deterministic and cheap). With `--updates F` a second write and commit rewrites the
+//! first `F * rows` generated ids with new values; with `--compact` a full compaction follows
+//! (issue 12's benchmark: `--updates 0.1 --compact -o deletion-vectors.enabled=true
+//! -o pk-btree.index.columns=v`); the paimon side's time is the sum of its steps. Peak RSS is
 //! the process high-water mark after each side (Linux only); run the sides separately with
 //! `--side` for independent memory figures.
 
@@ -51,6 +54,12 @@ pub struct Args {
     /// Which sides to time.
     #[arg(long, value_enum, default_value_t = Side::Both)]
     side: Side,
+    /// Fraction of the rows written again (new values) in a second commit.
+    #[arg(long, default_value_t = 0.0)]
+    updates: f64,
+    /// Fully compact the table after the commits (timed with them).
+    #[arg(long)]
+    compact: bool,
     /// Table option of the written table (repeatable), e.g. `-o write-buffer-size=64 mb`.
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE",
           value_parser = crate::args::parse_key_value)]
@@ -68,6 +77,18 @@ fn arrow_schema() -> SchemaRef {
 /// Batch `index` of the input: ids are `i * P mod rows` for a P coprime with `rows`, so every
 /// id appears once, in scattered order.
 fn batch(schema: &SchemaRef, rows: u64, batch_rows: u64, index: u64) -> Result<RecordBatch> {
+    generated(schema, rows, batch_rows, index, 0)
+}
+
+/// Batch `index` of the input with values shifted by `version` (0: the first write; 1: the
+/// updates), so an update changes every value column.
+fn generated(
+    schema: &SchemaRef,
+    rows: u64,
+    batch_rows: u64,
+    index: u64,
+    version: i64,
+) -> Result<RecordBatch> {
     const P: u64 = 2_654_435_761;
     let step = (1..)
         .map(|k| P + k)
@@ -78,10 +99,10 @@ fn batch(schema: &SchemaRef, rows: u64, batch_rows: u64, index: u64) -> Result<R
     let ids: Vec<i64> = (start..end)
         .map(|i| ((u128::from(i) * u128::from(step)) % u128::from(rows.max(1))) as i64)
         .collect();
-    let v: Int64Array = ids.iter().map(|id| Some(id * 7)).collect();
+    let v: Int64Array = ids.iter().map(|id| Some(id * 7 + version)).collect();
     let s: StringArray = ids
         .iter()
-        .map(|id| Some(format!("s{}", id % 1000)))
+        .map(|id| Some(format!("s{}", (id + version) % 1000)))
         .collect();
     RecordBatch::try_new(
         schema.clone(),
@@ -123,8 +144,9 @@ fn write_direct(args: &Args, schema: &SchemaRef) -> Result<Duration> {
     Ok(started.elapsed())
 }
 
-/// The paimon side: a new primary-key table, one write, one commit.
-async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Duration> {
+/// The paimon side: a new primary-key table, one write, one commit; then the updates' write
+/// and commit and the full compaction when asked. Returns each step's label and time.
+async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<(&'static str, Duration)>> {
     let location = args.dir.join("pk");
     let location = location
         .to_str()
@@ -137,12 +159,52 @@ async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Duration> {
         builder = builder.option(k.clone(), v.clone());
     }
     let table = Table::create(location, builder.build()?).await?;
+    let mut steps = vec![(
+        "paimon-rs write + commit",
+        write_commit(&table, args, schema, 0).await?,
+    )];
+    if args.updates > 0.0 {
+        let t = write_commit(&table, args, schema, 1).await?;
+        steps.push(("paimon-rs updates + commit", t));
+    }
+    if args.compact {
+        let started = Instant::now();
+        table
+            .compact()
+            .full(true)
+            .with_commit_user("bench-write")
+            .execute()
+            .await?;
+        steps.push(("paimon-rs full compaction", started.elapsed()));
+    }
+    Ok(steps)
+}
+
+/// One write of version `version`'s rows (the first `updates * rows` when `version > 0`) and
+/// its commit.
+async fn write_commit(
+    table: &Table,
+    args: &Args,
+    schema: &SchemaRef,
+    version: i64,
+) -> Result<Duration> {
+    let limit = match version {
+        0 => args.rows,
+        _ => ((args.rows as f64) * args.updates.clamp(0.0, 1.0)) as u64,
+    };
     let started = Instant::now();
     let mut write = table.new_write().with_commit_user("bench-write").build()?;
+    let mut written = 0;
     for i in 0..batches(args) {
-        write
-            .write(&batch(schema, args.rows, args.batch_rows, i)?)
-            .await?;
+        if written >= limit {
+            break;
+        }
+        let mut b = generated(schema, args.rows, args.batch_rows, i, version)?;
+        if written + b.num_rows() as u64 > limit {
+            b = b.slice(0, (limit - written) as usize);
+        }
+        written += b.num_rows() as u64;
+        write.write(&b).await?;
     }
     let messages = write.prepare_commit().await?;
     table
@@ -177,12 +239,18 @@ pub async fn run(args: Args) -> Result<()> {
         direct = Some(t);
     }
     if args.side != Side::Direct {
-        let t = write_paimon(&args, &schema).await?;
-        report("paimon-rs write + commit", args.rows, t);
+        let steps = write_paimon(&args, &schema).await?;
+        for (label, t) in &steps {
+            report(label, args.rows, *t);
+        }
+        let total: Duration = steps.iter().map(|(_, t)| *t).sum();
+        if steps.len() > 1 {
+            report("paimon-rs all steps", args.rows, total);
+        }
         if let Some(d) = direct {
             println!(
                 "ratio paimon-rs / arrow-rs: {:.2}",
-                t.as_secs_f64() / d.as_secs_f64().max(1e-9)
+                total.as_secs_f64() / d.as_secs_f64().max(1e-9)
             );
         }
     }
