@@ -63,6 +63,12 @@ pub fn murmur3_32_words(data: &[u8], seed: i32) -> i32 {
     fmix(h1, data.len() as u32) as i32
 }
 
+/// A hash map with the fast, fixed-seed XxHash64 instead of SipHash, for the planner's
+/// per-scan caches keyed by partition bytes (looked up once or more per live manifest entry).
+/// The keys come from the table's own metadata, so hash-flooding resistance buys nothing there.
+pub(crate) type FastHashMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<twox_hash::XxHash64>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

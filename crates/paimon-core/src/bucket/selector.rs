@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use super::function::{hive_supports, BucketFunction, BucketFunctionType};
 use crate::expr::{eval_partition, BoundPredicate, LeafOp, Prune};
+use crate::hash::FastHashMap;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::options::{stored_bucket_function, BucketFunctionKind, BucketMode, TableOptions};
 use crate::spec::types::{DataField, DataType, TypeKind};
@@ -58,8 +59,8 @@ pub struct BucketSelector {
     partition_ids: BTreeSet<i32>,
     /// The predicate has no partition leaves: one answer serves every partition.
     partition_free: bool,
-    rows: HashMap<Vec<u8>, KeyRows>,
-    buckets: HashMap<i32, HashMap<Vec<u8>, Selection>>,
+    rows: FastHashMap<Vec<u8>, KeyRows>,
+    buckets: HashMap<i32, FastHashMap<Vec<u8>, Selection>>,
 }
 
 impl BucketSelector {
@@ -118,7 +119,7 @@ impl BucketSelector {
             partition_fields,
             partition_ids,
             partition_free,
-            rows: HashMap::new(),
+            rows: FastHashMap::default(),
             buckets: HashMap::new(),
         }))
     }

@@ -6,21 +6,41 @@
 //! column whose type changed has unknown bounds. Anything undecodable is unknown: pruning fails
 //! open.
 
-use std::collections::HashMap;
-
 use crate::expr::StatsSource;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::types::{DataField, DataType};
 use crate::spec::Datum;
 
+/// Values keyed by field id: a few fields per file, so a vector searched in order beats a
+/// hash map (planning decodes the stats of every live file; no hashing, one allocation).
+#[derive(Debug)]
+struct ById<T>(Vec<(i32, T)>);
+
+impl<T> Default for ById<T> {
+    fn default() -> Self {
+        ById(Vec::new())
+    }
+}
+
+impl<T> ById<T> {
+    fn get(&self, id: &i32) -> Option<&T> {
+        self.0.iter().find(|(k, _)| k == id).map(|(_, v)| v)
+    }
+
+    /// Adds `value` for `id`; the decoders add each id at most once.
+    fn insert(&mut self, id: i32, value: T) {
+        self.0.push((id, value));
+    }
+}
+
 /// Decoded stats keyed by field id of the schema they were decoded for ([`value_stats`]).
 #[derive(Debug, Default)]
 pub struct DecodedStats {
     row_count: Option<i64>,
-    min: HashMap<i32, Datum>,
-    max: HashMap<i32, Datum>,
-    nulls: HashMap<i32, i64>,
+    min: ById<Datum>,
+    max: ById<Datum>,
+    nulls: ById<i64>,
     /// Field ids known to be entirely null (absent from the file).
     all_null: Vec<i32>,
 }
@@ -163,17 +183,24 @@ pub(crate) fn for_data_file(
     stats
 }
 
-/// Key stats of a primary-key data file (`_KEY_STATS`: the trimmed primary keys of the file's
-/// own schema, in key order), seen through `current` by field id. Unknown when the file's
-/// schema names a key it lacks (pruning then fails open).
+/// The fields of `_KEY_STATS` of files written with `file_schema`: its trimmed primary keys,
+/// in key order (`None` when the schema names a key it lacks).
+pub(crate) fn key_fields(file_schema: &crate::spec::schema::TableSchema) -> Option<Vec<DataField>> {
+    file_schema
+        .fields_of(&file_schema.trimmed_primary_keys())
+        .ok()
+}
+
+/// Key stats of a primary-key data file whose schema's [`key_fields`] are `keys`, seen through
+/// `current` by field id. Unknown when the keys are (pruning then fails open).
 pub(crate) fn for_key_stats(
     file: &DataFileMeta,
-    file_schema: &crate::spec::schema::TableSchema,
+    keys: Option<&[DataField]>,
     current: &[DataField],
 ) -> DecodedStats {
-    match file_schema.fields_of(&file_schema.trimmed_primary_keys()) {
-        Ok(keys) => decode_stats(&file.key_stats, &keys, current, Some(file.row_count)),
-        Err(_) => DecodedStats {
+    match keys {
+        Some(keys) => decode_stats(&file.key_stats, keys, current, Some(file.row_count)),
+        None => DecodedStats {
             row_count: Some(file.row_count),
             ..DecodedStats::default()
         },

@@ -34,6 +34,7 @@ use super::metrics::ScanMetrics;
 use super::plan::{DataSplit, DeletionFile, Plan, Split};
 use super::split_generator::{append_splits, primary_key_splits, SplitSizing};
 use crate::expr::{eval_partition, eval_stats, BoundPredicate, Prune};
+use crate::hash::FastHashMap;
 use crate::io::join;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{
@@ -70,7 +71,10 @@ struct Planner<'a> {
     partition_fields: Vec<DataField>,
     /// Conjuncts of the predicate (and partition filter) that only touch partition columns.
     partition_pred: Option<BoundPredicate>,
-    partitions: HashMap<Vec<u8>, PartitionInfo>,
+    partitions: FastHashMap<Vec<u8>, PartitionInfo>,
+    /// The trimmed primary-key fields of each file schema id (`None`: the schema lacks one),
+    /// for key-stats pruning without re-deriving them per file.
+    key_fields: HashMap<i64, Option<Arc<Vec<DataField>>>>,
     /// Inferred bucket pruning, when the predicate pins every bucket key.
     bucket_pruner: Option<BucketPruner>,
     metrics: ScanMetrics,
@@ -225,7 +229,8 @@ impl<'a> Planner<'a> {
             ctx,
             partition_fields,
             partition_pred,
-            partitions: HashMap::new(),
+            partitions: FastHashMap::default(),
+            key_fields: HashMap::new(),
             bucket_pruner,
             metrics: ScanMetrics {
                 bucket_pruning: bucket_pruning.into(),
@@ -393,8 +398,20 @@ impl<'a> Planner<'a> {
                 }
             }
             if let Some(pred) = &key_pred {
-                let file_schema = sm.schema(e.file.schema_id).await?;
-                let stats = file_stats::for_key_stats(&e.file, &file_schema, &schema.fields);
+                let keys = match self.key_fields.get(&e.file.schema_id) {
+                    Some(k) => k.clone(),
+                    None => {
+                        let file_schema = sm.schema(e.file.schema_id).await?;
+                        let k = file_stats::key_fields(&file_schema).map(Arc::new);
+                        self.key_fields.insert(e.file.schema_id, k.clone());
+                        k
+                    }
+                };
+                let stats = file_stats::for_key_stats(
+                    &e.file,
+                    keys.as_ref().map(|k| k.as_slice()),
+                    &schema.fields,
+                );
                 // A file whose key range excludes every matching key holds no version of any
                 // matching key (Java `KeyValueFileStoreScan` key filter); fails open.
                 if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
