@@ -151,7 +151,7 @@ impl TableProvider for PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.scan_with_kind(state, projection, filters, limit, false)
+        self.scan_with_kind(state, projection, filters, limit, false, false)
             .await
     }
 
@@ -183,7 +183,8 @@ impl TableProvider for PaimonTableProvider {
 
 impl PaimonTableProvider {
     /// [`TableProvider::scan`], with the merged record's row kind (`_VALUE_KIND`, TINYINT)
-    /// as an extra last output column when `row_kind` (primary-key tables only).
+    /// as an extra last output column when `row_kind` (primary-key tables only), and keys
+    /// whose merged record is a retraction kept when `keep_delete` (Java `forceKeepDelete`).
     pub(crate) async fn scan_with_kind(
         &self,
         state: &dyn Session,
@@ -191,6 +192,7 @@ impl PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
         row_kind: bool,
+        keep_delete: bool,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let req = self.request(projection, filters, row_kind)?;
         let err = |e| to_df_error(e, &self.name);
@@ -241,7 +243,7 @@ impl PaimonTableProvider {
         };
         Ok(Arc::new(PaimonScanExec::new(
             description,
-            scan.reader(),
+            scan.reader().with_keep_delete(keep_delete),
             plan.splits,
             config.execution.target_partitions,
             ScanOutput {
