@@ -542,7 +542,7 @@ async fn system_tables_time_travel() {
         run(&ctx, &buckets).await,
         run(&ctx, &manifests).await,
     );
-    assert_eq!(latest.0, ["a, 3", "b, 2"]);
+    assert_eq!(latest.0, ["p=a, 3", "p=b, 2"]);
     assert_eq!(latest.1, ["5, 2"]);
     assert!(latest.2[0].ends_with(", 5"), "{:?}", latest.2);
 
@@ -557,7 +557,7 @@ async fn system_tables_time_travel() {
         format!("SET paimon.scan_timestamp_millis = {}", first.time_millis),
     ] {
         run(&ctx, &set).await;
-        assert_eq!(run(&ctx, &partitions).await, ["a, 3"], "{set}");
+        assert_eq!(run(&ctx, &partitions).await, ["p=a, 3"], "{set}");
         assert_eq!(run(&ctx, &files).await, ["3, 1"], "{set}");
         let b = run(&ctx, &buckets).await;
         assert!(b[0].ends_with(", 3"), "{set}: {b:?}");
