@@ -30,7 +30,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 use paimon_core::Table;
 
-use crate::table::PaimonTableProvider;
+use crate::table::{KindRead, PaimonTableProvider};
 
 /// The row kind column's name (Java `SpecialFields.ROW_KIND`).
 pub const ROW_KIND: &str = "rowkind";
@@ -139,8 +139,10 @@ impl TableProvider for AuditLogProvider {
                 Some(&table_projection),
                 &filters,
                 limit,
-                need_kind,
-                pk,
+                KindRead {
+                    row_kind: need_kind,
+                    keep_delete: pk,
+                },
             )
             .await?;
         let schema = Arc::new(self.schema.project(&projection)?);
