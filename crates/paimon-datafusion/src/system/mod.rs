@@ -5,7 +5,8 @@
 //!
 //! Times are `TIMESTAMP(3)` as stored (snapshot and schema times in UTC, file creation times
 //! on the writer's wall clock; Java renders them in the JVM's zone). `t$files`, `t$partitions`
-//! and `t$buckets` list the live files of the latest snapshot, level 0 of deletion-vector
+//! and `t$buckets` list the live files of the latest snapshot (or, like `t$manifests`, of the
+//! one the session's `SET paimon.scan_*` options choose: `travel`), level 0 of deletion-vector
 //! tables included (Java plans them with an all-levels filter; level 0 of first-row tables is
 //! still left out here). Departures from Java: `t$files` bounds of a column whose type changed
 //! since the file was written are `null` (Java casts them); binary bounds are rendered as
