@@ -1,13 +1,14 @@
 //! `t$audit_log` (Java `AuditLogTable`, batch read): the table's rows with a first column
 //! `rowkind` (`+I`, `-U`, `+U`, `-D`).
 //!
-//! Append tables: every row is `+I`. Primary-key tables: the merged rows of a normal read,
-//! each with the row kind of the record that produced it (the library's `_VALUE_KIND`
-//! metadata column: the latest version for `deduplicate`, see
-//! [`TableRead::with_metadata`](paimon_core::TableRead::with_metadata) for the other engines).
-//! Departure from Java: Java's audit log reads with `forceKeepDelete`, so a key whose merged
-//! record is a retraction shows as a `-D` (or `-U`) row; here such keys are absent, as in a
-//! normal read (the library's merge drops retractions).
+//! Append tables: every row is `+I`. Primary-key tables: the merged rows of a read that keeps
+//! deletions, as Java's audit log reads (`forceKeepDelete`,
+//! [`TableRead::with_keep_delete`](paimon_core::TableRead::with_keep_delete)), each with the
+//! row kind of the merged record (the library's `_VALUE_KIND` metadata column: the latest
+//! version for `deduplicate`, `+I` for merged partial-update and aggregation rows, see
+//! [`TableRead::with_metadata`](paimon_core::TableRead::with_metadata)). A key whose merged
+//! record is a retraction shows as that `-D` (or `-U`) row, with the values it carries, until
+//! a compaction into the highest level drops it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 use paimon_core::Table;
 
-use crate::table::PaimonTableProvider;
+use crate::table::{KindRead, PaimonTableProvider};
 
 /// The row kind column's name (Java `SpecialFields.ROW_KIND`).
 pub const ROW_KIND: &str = "rowkind";
@@ -133,7 +134,16 @@ impl TableProvider for AuditLogProvider {
             .collect();
         let input = self
             .inner
-            .scan_with_kind(state, Some(&table_projection), &filters, limit, need_kind)
+            .scan_with_kind(
+                state,
+                Some(&table_projection),
+                &filters,
+                limit,
+                KindRead {
+                    row_kind: need_kind,
+                    keep_delete: pk,
+                },
+            )
             .await?;
         let schema = Arc::new(self.schema.project(&projection)?);
         Ok(Arc::new(RowKindExec::new(input, schema, layout, need_kind)))

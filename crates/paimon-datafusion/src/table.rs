@@ -28,6 +28,15 @@ use crate::stats::column_statistics;
 /// The row kind metadata column of primary-key tables.
 const VALUE_KIND: &str = "_VALUE_KIND";
 
+/// Row kinds in a scan of a primary-key table (the audit log's read).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct KindRead {
+    /// The merged record's row kind (`_VALUE_KIND`, TINYINT) as an extra last output column.
+    pub row_kind: bool,
+    /// Keys whose merged record is a retraction kept (Java `forceKeepDelete`).
+    pub keep_delete: bool,
+}
+
 /// A Paimon table read through DataFusion. Its columns are the latest schema's, as Arrow
 /// fields (Paimon field ids in the field metadata).
 #[derive(Debug, Clone)]
@@ -151,7 +160,7 @@ impl TableProvider for PaimonTableProvider {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.scan_with_kind(state, projection, filters, limit, false)
+        self.scan_with_kind(state, projection, filters, limit, KindRead::default())
             .await
     }
 
@@ -182,17 +191,16 @@ impl TableProvider for PaimonTableProvider {
 }
 
 impl PaimonTableProvider {
-    /// [`TableProvider::scan`], with the merged record's row kind (`_VALUE_KIND`, TINYINT)
-    /// as an extra last output column when `row_kind` (primary-key tables only).
+    /// [`TableProvider::scan`] with the row kinds `kinds` asks for.
     pub(crate) async fn scan_with_kind(
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
         limit: Option<usize>,
-        row_kind: bool,
+        kinds: KindRead,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let req = self.request(projection, filters, row_kind)?;
+        let req = self.request(projection, filters, kinds.row_kind)?;
         let err = |e| to_df_error(e, &self.name);
         let config = state.config_options();
         let options = config
@@ -241,7 +249,7 @@ impl PaimonTableProvider {
         };
         Ok(Arc::new(PaimonScanExec::new(
             description,
-            scan.reader(),
+            scan.reader().with_keep_delete(kinds.keep_delete),
             plan.splits,
             config.execution.target_partitions,
             ScanOutput {

@@ -381,3 +381,208 @@ async fn audit_log_row_kinds_and_refusals() {
     .unwrap_or_default();
     assert!(e.contains("sql_bad"), "{e}");
 }
+
+/// Writes `rows` (id, s, v, kind) to `table` in one commit.
+async fn write_kinds(table: &paimon_core::Table, rows: &[(i64, &str, f64, paimon_core::RowKind)]) {
+    use arrow::array::{Float64Array, Int64Array, StringArray};
+    use std::sync::Arc;
+    let schema = paimon_core::arrow::arrow_schema(&table.schema().fields).unwrap();
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.2))),
+        ],
+    )
+    .unwrap();
+    let kinds: Vec<_> = rows.iter().map(|r| r.3).collect();
+    let mut write = table.new_write().build().unwrap();
+    write.write_with_kinds(&batch, &kinds).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    table
+        .new_commit()
+        .commit_messages(&messages, write.commit_user())
+        .await
+        .unwrap();
+}
+
+/// `t$audit_log` reads as Java's `AuditLogTable` (`forceKeepDelete`): a key whose merged record
+/// is a retraction shows as that `-D` / `-U` row with the values it carries (deduplicate: the
+/// record as written; partial-update with `remove-record-on-delete`: the `-D` record's
+/// values), merged partial-update rows are `+I`; a full compaction (into the highest level)
+/// drops the retractions, as Java's does. The plain table never shows them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_log_keeps_deletes() {
+    use paimon_core::RowKind::{Delete, Insert, UpdateAfter, UpdateBefore};
+    let ctx = context().await;
+    let catalog =
+        FileSystemCatalog::new(warehouse().to_str().unwrap(), Default::default()).unwrap();
+    for (name, engine) in [
+        ("sql_audit_dedup", ""),
+        (
+            "sql_audit_partial",
+            ", 'merge-engine' = 'partial-update', 'partial-update.remove-record-on-delete' = 'true'",
+        ),
+    ] {
+        run(&ctx, &format!("DROP TABLE IF EXISTS paimon.written.{name}")).await;
+        run(
+            &ctx,
+            &format!(
+                "CREATE TABLE paimon.written.{name} (id BIGINT NOT NULL, s STRING, v DOUBLE) \
+                 WITH ('primary-key' = 'id', 'bucket' = '2', 'write-only' = 'true'{engine})"
+            ),
+        )
+        .await;
+        let ident = Identifier::parse(&format!("written.{name}")).unwrap();
+        let table = catalog.get_table(&ident).await.unwrap();
+        write_kinds(
+            &table,
+            &[
+                (1, "a", 1.0, Insert),
+                (2, "b", 2.0, Insert),
+                (3, "c", 3.0, Insert),
+                (4, "d", 4.0, Insert),
+            ],
+        )
+        .await;
+        write_kinds(
+            &table,
+            &[
+                (2, "b-", 0.0, Delete),
+                (3, "c2", 3.5, UpdateAfter),
+                (4, "d-", 0.0, UpdateBefore),
+                (5, "e-", 0.0, Delete),
+            ],
+        )
+        .await;
+        let audit = format!("paimon.written.\"{name}$audit_log\"");
+        let got = run(&ctx, &format!("SELECT rowkind, id, s, v FROM {audit}")).await;
+        let want: &[&str] = if engine.is_empty() {
+            // The last record of each key, as written; the lone `-D` of key 5 too.
+            &[
+                "+I, 1, a, 1.0",
+                "+U, 3, c2, 3.5",
+                "-D, 2, b-, 0.0",
+                "-D, 5, e-, 0.0",
+                "-U, 4, d-, 0.0",
+            ]
+        } else {
+            // Merged rows are `+I` (Java `getResult`); a `-U` is ignored without sequence
+            // groups; a `-D` deletes the row, which keeps the `-D` record's values.
+            &[
+                "+I, 1, a, 1.0",
+                "+I, 3, c2, 3.5",
+                "+I, 4, d, 4.0",
+                "-D, 2, b-, 0.0",
+                "-D, 5, e-, 0.0",
+            ]
+        };
+        assert_eq!(got, want, "{name}");
+        // Projections without the row kind, counts and filters on the row kind see them too.
+        let n = run(&ctx, &format!("SELECT count(*) FROM {audit}")).await;
+        assert_eq!(n, ["5"], "{name}");
+        let deletes = run(&ctx, &format!("SELECT id FROM {audit} WHERE rowkind = '-D'")).await;
+        assert_eq!(deletes, ["2", "5"], "{name}");
+        let kinds = run(&ctx, &format!("SELECT rowkind FROM {audit} WHERE id >= 3")).await;
+        assert_eq!(kinds.len(), 3, "{name}");
+        // The table itself: retractions dropped.
+        let plain = run(&ctx, &format!("SELECT id FROM paimon.written.{name}")).await;
+        let want: &[&str] = if engine.is_empty() {
+            &["1", "3"]
+        } else {
+            &["1", "3", "4"]
+        };
+        assert_eq!(plain, want, "{name}");
+        // A full compaction drops retractions (Java `dropDelete` into the highest level).
+        let report = table.compact().full(true).execute().await.unwrap();
+        drop(report);
+        let got = run(&ctx, &format!("SELECT rowkind, id FROM {audit}")).await;
+        let want: &[&str] = if engine.is_empty() {
+            &["+I, 1", "+U, 3"]
+        } else {
+            &["+I, 1", "+I, 3", "+I, 4"]
+        };
+        assert_eq!(got, want, "{name}: after full compaction");
+    }
+}
+
+/// `t$files`, `t$manifests`, `t$partitions` and `t$buckets` read the snapshot the session's
+/// time-travel options choose (Java: the table's dynamic options); the other system tables
+/// and a cleared option read the latest; a missing snapshot is an error naming the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn system_tables_time_travel() {
+    let ctx = context().await;
+    run(&ctx, "DROP TABLE IF EXISTS paimon.written.sql_travel").await;
+    run(
+        &ctx,
+        "CREATE TABLE paimon.written.sql_travel (id BIGINT NOT NULL, p STRING NOT NULL, v INT) \
+         WITH ('primary-key' = 'id,p', 'partition' = 'p', 'bucket' = '2', 'write-only' = 'true')",
+    )
+    .await;
+    run(
+        &ctx,
+        "INSERT INTO paimon.written.sql_travel VALUES (1, 'a', 1), (2, 'a', 2), (3, 'a', 3)",
+    )
+    .await;
+    run(
+        &ctx,
+        "INSERT INTO paimon.written.sql_travel VALUES (4, 'b', 4), (5, 'b', 5)",
+    )
+    .await;
+    let t = "paimon.written.\"sql_travel";
+    let partitions = format!("SELECT partition, record_count FROM {t}$partitions\"");
+    let files = format!("SELECT sum(record_count), count(DISTINCT partition) FROM {t}$files\"");
+    let buckets = format!("SELECT count(*), sum(record_count) FROM {t}$buckets\"");
+    let manifests = format!("SELECT count(*), sum(num_added_files) FROM {t}$manifests\"");
+    let snapshots = format!("SELECT count(*) FROM {t}$snapshots\"");
+    let latest = (
+        run(&ctx, &partitions).await,
+        run(&ctx, &files).await,
+        run(&ctx, &buckets).await,
+        run(&ctx, &manifests).await,
+    );
+    assert_eq!(latest.0, ["p=a, 3", "p=b, 2"]);
+    assert_eq!(latest.1, ["5, 2"]);
+    assert!(latest.2[0].ends_with(", 5"), "{:?}", latest.2);
+
+    let table = FileSystemCatalog::new(warehouse().to_str().unwrap(), Default::default())
+        .unwrap()
+        .get_table(&Identifier::parse("written.sql_travel").unwrap())
+        .await
+        .unwrap();
+    let first = table.snapshot_manager().snapshot(1).await.unwrap();
+    for set in [
+        "SET paimon.scan_snapshot_id = 1".to_string(),
+        format!("SET paimon.scan_timestamp_millis = {}", first.time_millis),
+    ] {
+        run(&ctx, &set).await;
+        assert_eq!(run(&ctx, &partitions).await, ["p=a, 3"], "{set}");
+        assert_eq!(run(&ctx, &files).await, ["3, 1"], "{set}");
+        let b = run(&ctx, &buckets).await;
+        assert!(b[0].ends_with(", 3"), "{set}: {b:?}");
+        // Snapshot 1: its delta manifest only (the base list is empty).
+        let m = run(&ctx, &manifests).await;
+        assert!(m[0].starts_with("1, "), "{set}: {m:?}");
+        assert_ne!(m, latest.3, "{set}");
+        // Not time-travelled: all snapshots.
+        assert_eq!(run(&ctx, &snapshots).await, ["2"], "{set}");
+        // The table itself reads the same snapshot.
+        let rows = run(&ctx, "SELECT count(*) FROM paimon.written.sql_travel").await;
+        assert_eq!(rows, ["3"], "{set}");
+        run(&ctx, "SET paimon.scan_snapshot_id = ''").await;
+        run(&ctx, "SET paimon.scan_timestamp_millis = ''").await;
+    }
+    assert_eq!(run(&ctx, &partitions).await, latest.0);
+    assert_eq!(run(&ctx, &manifests).await, latest.3);
+
+    run(&ctx, "SET paimon.scan_snapshot_id = 99").await;
+    let e = match ddl::sql(&ctx, &files).await {
+        Ok(df) => df.collect().await.err(),
+        Err(e) => Some(e),
+    }
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("sql_travel"), "{e}");
+    run(&ctx, "SET paimon.scan_snapshot_id = ''").await;
+}

@@ -30,7 +30,7 @@ use arrow_row::{RowConverter, SortField};
 use bytes::Bytes;
 use futures::StreamExt;
 
-use super::pk::{kv_file_batch, results_are_inserts};
+use super::pk::kv_file_batch;
 use super::universal::{level_sorted_runs, Picker};
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
@@ -333,13 +333,7 @@ async fn rewrite(
             continue;
         }
         writer
-            .write(&kv_file_batch(
-                &batch,
-                n,
-                &values_schema,
-                kv,
-                results_are_inserts(table),
-            )?)
+            .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;
     }
     writer.flush().await

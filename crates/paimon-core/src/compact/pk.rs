@@ -14,7 +14,6 @@ use crate::catalog::Table;
 use crate::read::TableRead;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::DataFileMeta;
-use crate::spec::options::MergeEngine;
 use crate::spec::special_fields::{sequence_number_field, value_kind_field};
 use crate::write::file_writer::FileSpec;
 use crate::write::kv_layout::KvLayout;
@@ -76,39 +75,21 @@ pub(super) async fn compact_bucket(
             continue;
         }
         writer
-            .write(&kv_file_batch(
-                &batch,
-                n,
-                &values_schema,
-                kv,
-                results_are_inserts(table),
-            )?)
+            .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;
     }
     let after = as_compacted(writer.flush().await?, max_level);
     Ok(Some((files, after)))
 }
 
-/// Whether every row a delete-dropping merge of `table` emits is written as `+I`: Java's
-/// partial-update and aggregation `getResult` give the merged record the kind `+I` (a deleted
-/// one is `-D` and dropped), whereas our merge's `_VALUE_KIND` column is folded like a value
-/// (the last record's, e.g. `-U`), which a raw read of the compacted file would drop.
-pub(super) fn results_are_inserts(table: &Table) -> bool {
-    matches!(
-        table.options().merge_engine,
-        MergeEngine::PartialUpdate | MergeEngine::Aggregation
-    )
-}
-
 /// A merged batch (table columns, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` at `n` and `n + 1`)
-/// in the key-value file layout; with `inserts` every row's kind is `+I`
-/// ([`results_are_inserts`]).
+/// in the key-value file layout. The merge gave merged rows the kind and sequence number of
+/// Java's `getResult` (partial-update and aggregation rows are `+I`).
 pub(super) fn kv_file_batch(
     batch: &RecordBatch,
     n: usize,
     values_schema: &arrow_schema::SchemaRef,
     kv: &KvLayout,
-    inserts: bool,
 ) -> Result<RecordBatch> {
     let column = |i: usize| {
         batch
@@ -118,10 +99,7 @@ pub(super) fn kv_file_batch(
             .ok_or_else(|| Error::internal("merged system column missing"))
     };
     let seq = column(n)?.as_primitive::<Int64Type>().clone();
-    let kinds = match inserts {
-        true => arrow_array::Int8Array::from(vec![0i8; batch.num_rows()]),
-        false => column(n + 1)?.as_primitive::<Int8Type>().clone(),
-    };
+    let kinds = column(n + 1)?.as_primitive::<Int8Type>().clone();
     let values = RecordBatch::try_new(
         values_schema.clone(),
         batch

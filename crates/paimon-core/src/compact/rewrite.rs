@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 
-use super::pk::{kv_file_batch, results_are_inserts};
+use super::pk::kv_file_batch;
 use super::{as_compacted, output_writer};
 use crate::arrow::arrow_schema;
 use crate::catalog::Table;
@@ -191,13 +191,7 @@ impl State {
             while let Some(batch) = merge.next_batch().await? {
                 if batch.num_rows() > 0 {
                     writer
-                        .write(&kv_file_batch(
-                            &batch,
-                            n,
-                            &values_schema,
-                            out.kv,
-                            job.drop_delete && results_are_inserts(table),
-                        )?)
+                        .write(&kv_file_batch(&batch, n, &values_schema, out.kv)?)
                         .await?;
                 }
             }

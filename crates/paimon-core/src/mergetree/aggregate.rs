@@ -24,7 +24,7 @@
 //! `first_value`'s is not reset) and deletes the key if it is the group's last record.
 
 use super::field_agg::FieldAgg;
-use super::merge_function::{is_retract, KeepRetracts, Record, DELETE, INSERT};
+use super::merge_function::{is_retract, Record, SystemColumns, DELETE, INSERT};
 use super::output::{Cell, Output, Pool, Scalar};
 use crate::spec::options::TableOptions;
 use crate::spec::types::{DataField, TypeKind, MAX_LENGTH};
@@ -286,13 +286,15 @@ impl Aggregator {
     /// `ignore-delete` plays no part here (Java drops retracts when writing). With
     /// `aggregation.remove-record-on-delete`, a `-D` replaces the row by its own values (Java
     /// `initRow`) and, if it is the last record, the key is deleted (a `-D` result, dropped
-    /// unless `keep`).
+    /// unless `keep`). The result is `+I` (or that `-D`) with the last record's sequence
+    /// number, written to `sys` (Java `getResult`).
     pub fn merge(
         &mut self,
         group: &[Record],
         pool: &Pool,
         out: &mut Output,
-        keep: Option<KeepRetracts>,
+        sys: SystemColumns,
+        keep: bool,
     ) -> Result<()> {
         self.aggs.iter_mut().for_each(FieldAgg::reset);
         self.cells.iter_mut().for_each(|c| *c = Cell::Null);
@@ -325,17 +327,14 @@ impl Aggregator {
                 };
             }
         }
-        let Some(k) = keep else {
-            if deleted {
-                return Ok(());
-            }
-            return out.push_cells(&mut self.cells);
-        };
+        if deleted && !keep {
+            return Ok(());
+        }
         // Java `getResult`: the last record's sequence number and the row's kind.
-        if let (Some(last), Some(cell)) = (group.last(), self.cells.get_mut(k.seqnum)) {
+        if let (Some(last), Some(cell)) = (group.last(), self.cells.get_mut(sys.seqnum)) {
             *cell = Cell::At(last.src, last.row);
         }
-        if let Some(cell) = self.cells.get_mut(k.kind) {
+        if let Some(cell) = self.cells.get_mut(sys.kind) {
             let kind = if deleted { DELETE } else { INSERT };
             *cell = Cell::Scalar(Scalar::Int(i64::from(kind)));
         }

@@ -6,10 +6,10 @@
 //! "Merge-on-read"). A group reaches [`MergeFunction::merge`] only when it has at least two
 //! records (a lone record is emitted unchanged, as Java's `ReducerMergeFunctionWrapper` does;
 //! in lookup mode the records the engine sees may then be narrowed down to one),
-//! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Results whose row kind is a
-//! retract are dropped (`DropDeleteReader`), unless the merge keeps retractions
-//! ([`KeepRetracts`]: Java's write buffer, whose merged records keep the kind and sequence
-//! number the engine's `getResult` gives them).
+//! sorted ascending by (sequence fields, `_SEQUENCE_NUMBER`). Merged rows carry the kind and
+//! sequence number the engine's `getResult` gives them ([`SystemColumns`]). Results whose row
+//! kind is a retract are dropped (`DropDeleteReader`), unless the merge keeps retractions
+//! (Java's write buffer, compaction into a level below the highest, `forceKeepDelete`).
 
 use super::aggregate::{AggFunction, Aggregator};
 use super::output::{Output, Pool};
@@ -26,14 +26,13 @@ pub fn is_retract(kind: i8) -> bool {
     kind == 1 || kind == 3
 }
 
-/// Where merged rows carry `_SEQUENCE_NUMBER` and `_VALUE_KIND`, for a merge that keeps
-/// retractions: results are emitted whatever their kind, with the kind and sequence number of
-/// Java's `getResult` (deduplicate: the chosen record as it is; partial-update: the last
-/// record's sequence number, `-D` when the row was deleted or no insert was seen, else `+I`;
-/// aggregation: the last record's sequence number, `-D` when
-/// `aggregation.remove-record-on-delete` deleted the row, else `+I`).
+/// Where merged rows carry `_SEQUENCE_NUMBER` and `_VALUE_KIND`: every merged row gets the
+/// kind and sequence number of Java's `getResult` (deduplicate and first-row: the chosen
+/// record as it is; partial-update: the last record's sequence number, `-D` when the row was
+/// deleted or no insert was seen, else `+I`; aggregation: the last record's sequence number,
+/// `-D` when `aggregation.remove-record-on-delete` deleted the row, else `+I`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeepRetracts {
+pub struct SystemColumns {
     /// Position of `_SEQUENCE_NUMBER`.
     pub seqnum: usize,
     /// Position of `_VALUE_KIND`.
@@ -135,14 +134,15 @@ impl MergeFunction {
         )
     }
 
-    /// Merges a group of records (ascending order; one or more) into `out`; retracting results
-    /// are dropped unless `keep` says where their kind and sequence number go.
+    /// Merges a group of records (ascending order; one or more) into `out`, the result's kind
+    /// and sequence number written to `sys`; retracting results are dropped unless `keep`.
     pub fn merge(
         &mut self,
         group: &[Record],
         pool: &Pool,
         out: &mut Output,
-        keep: Option<KeepRetracts>,
+        sys: SystemColumns,
+        keep: bool,
     ) -> Result<()> {
         match self {
             MergeFunction::Deduplicate { ignore_delete } => {
@@ -150,7 +150,7 @@ impl MergeFunction {
                     .iter()
                     .rev()
                     .find(|r| !(*ignore_delete && is_retract(r.kind)));
-                if let Some(r) = last.filter(|r| keep.is_some() || !is_retract(r.kind)) {
+                if let Some(r) = last.filter(|r| keep || !is_retract(r.kind)) {
                     out.push_row(r.src, r.row);
                 }
                 Ok(())
@@ -169,8 +169,8 @@ impl MergeFunction {
                 }
                 Ok(())
             }
-            MergeFunction::PartialUpdate(p) => p.merge(group, pool, out, keep),
-            MergeFunction::Aggregate(a) => a.merge(group, pool, out, keep),
+            MergeFunction::PartialUpdate(p) => p.merge(group, pool, out, sys, keep),
+            MergeFunction::Aggregate(a) => a.merge(group, pool, out, sys, keep),
         }
     }
 }

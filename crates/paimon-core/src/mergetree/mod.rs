@@ -160,4 +160,6 @@ mod engine_tests;
 #[cfg(test)]
 mod lookup_tests;
 #[cfg(test)]
+mod result_kind_tests;
+#[cfg(test)]
 mod tests;

@@ -33,7 +33,7 @@ use arrow_array::Array;
 
 use super::aggregate::{field_aggregator, AggFunction};
 use super::field_agg::{compare_values, value, FieldAgg};
-use super::merge_function::{is_retract, KeepRetracts, Record, DELETE, INSERT};
+use super::merge_function::{is_retract, Record, SystemColumns, DELETE, INSERT};
 use super::output::{Cell, Output, Pool, Scalar};
 pub use crate::spec::options::SequenceGroup;
 use crate::spec::options::{TableOptions, PARTIAL_UPDATE_REMOVE_RECORD_ON_SEQUENCE_GROUP};
@@ -282,14 +282,16 @@ impl PartialUpdate {
         }
     }
 
-    /// Merges one group (ascending order) into `out` (Java `getResult`: a row that was deleted
-    /// or saw no insert is a `-D`, dropped unless `keep`).
+    /// Merges one group (ascending order) into `out` (Java `getResult`: the row is `+I` with
+    /// the latest record's sequence number, written to `sys`; a row that was deleted or saw no
+    /// insert is a `-D`, dropped unless `keep`).
     pub fn merge(
         &mut self,
         group: &[Record],
         pool: &Pool,
         out: &mut Output,
-        keep: Option<KeepRetracts>,
+        sys: SystemColumns,
+        keep: bool,
     ) -> Result<()> {
         self.row.fill(Cell::Null);
         self.meet_insert = false;
@@ -300,12 +302,9 @@ impl PartialUpdate {
             self.add(r, pool)?;
         }
         let deleted = self.delete_row || !self.meet_insert;
-        let Some(k) = keep else {
-            if !deleted {
-                out.push_cells(&mut self.row)?;
-            }
+        if deleted && !keep {
             return Ok(());
-        };
+        }
         // Java's `latestSequenceNumber`: the last record that `ignore-delete` did not skip.
         let seq = group
             .iter()
@@ -313,8 +312,8 @@ impl PartialUpdate {
             .find(|r| !(self.ignore_delete && is_retract(r.kind)))
             .map_or(Cell::Scalar(Scalar::Int(0)), |r| Cell::At(r.src, r.row));
         let kind = if deleted { DELETE } else { INSERT };
-        self.set(k.seqnum, seq);
-        self.set(k.kind, Cell::Scalar(Scalar::Int(i64::from(kind))));
+        self.set(sys.seqnum, seq);
+        self.set(sys.kind, Cell::Scalar(Scalar::Int(i64::from(kind))));
         out.push_cells(&mut self.row)
     }
 

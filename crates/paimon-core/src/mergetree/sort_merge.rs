@@ -31,7 +31,7 @@ use arrow_schema::{SchemaRef, SortOptions};
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 
-use super::merge_function::{is_retract, KeepRetracts, MergeFunction, Record};
+use super::merge_function::{is_retract, MergeFunction, Record, SystemColumns};
 use super::output::{Output, Pool};
 use crate::arrow::RecordBatchStream;
 use crate::{Error, Result};
@@ -118,7 +118,8 @@ pub struct SortMerge {
     conv: Converters,
     function: MergeFunction,
     lookup: bool,
-    keep: Option<KeepRetracts>,
+    sys: SystemColumns,
+    keep: bool,
     runs: Vec<LevelRun>,
     cursors: Vec<Cursor>,
     pool: Pool,
@@ -212,12 +213,17 @@ impl SortMerge {
         };
         let ncols = schema.fields().len();
         let per_column = function.per_column();
+        let sys = SystemColumns {
+            seqnum: layout.seqnum,
+            kind: layout.kind,
+        };
         Ok(SortMerge {
             layout,
             conv: Converters { key, seq },
             function,
             lookup: false,
-            keep: None,
+            sys,
+            keep: false,
             runs,
             cursors: Vec::new(),
             pool: Pool::new(schema)?,
@@ -237,26 +243,15 @@ impl SortMerge {
         self
     }
 
-    /// Keeps retractions (Java's write buffer: `ReducerMergeFunctionWrapper` without
-    /// `DropDeleteReader`): lone records are emitted whatever their kind, and merged rows carry
-    /// the kind and sequence number the engine gives them ([`KeepRetracts`]).
+    /// Keeps retractions when `keep` (`ReducerMergeFunctionWrapper` without `DropDeleteReader`:
+    /// Java's write buffer, compaction without `dropDelete` into a level below the highest
+    /// non-empty one, and reads with `forceKeepDelete`): lone records are emitted whatever
+    /// their kind, and merged retractions (a deduplicated `-D`, a deleted partial-update or
+    /// aggregation row) are emitted as the engine gives them ([`SystemColumns`]).
     #[must_use]
-    pub fn keeping_retracts(mut self) -> Self {
-        self.keep = Some(KeepRetracts {
-            seqnum: self.layout.seqnum,
-            kind: self.layout.kind,
-        });
+    pub fn with_keep_retracts(mut self, keep: bool) -> Self {
+        self.keep = keep;
         self
-    }
-
-    /// Keeps retract records when `keep` (Java compaction without `dropDelete`, into a level
-    /// below the highest non-empty one): the same merge as [`Self::keeping_retracts`].
-    #[must_use]
-    pub fn with_keep_retracts(self, keep: bool) -> Self {
-        match keep {
-            true => self.keeping_retracts(),
-            false => self,
-        }
     }
 
     /// Wraps a batch of a run into a cursor (keys converted once).
@@ -408,7 +403,7 @@ impl SortMerge {
             end = lo;
         }
         let end = end.min(c.pos + room);
-        let keep = self.keep.is_some();
+        let keep = self.keep;
         for i in c.pos..end {
             if keep || !is_retract(c.kinds.value(i)) {
                 self.out.push_row(c.src, i);
@@ -444,16 +439,16 @@ impl SortMerge {
         });
         if self.group.len() == 1 {
             let r = self.group[0];
-            if self.keep.is_some() || !is_retract(r.kind) {
+            if self.keep || !is_retract(r.kind) {
                 self.out.push_row(r.src, r.row);
             }
         } else if self.lookup {
             let merged = lookup_records(&self.group);
             self.function
-                .merge(&merged, &self.pool, &mut self.out, self.keep)?;
+                .merge(&merged, &self.pool, &mut self.out, self.sys, self.keep)?;
         } else {
             self.function
-                .merge(&self.group, &self.pool, &mut self.out, self.keep)?;
+                .merge(&self.group, &self.pool, &mut self.out, self.sys, self.keep)?;
         }
         for r in &self.group {
             if let Some(c) = self.cursors.get_mut(r.cursor) {

@@ -79,6 +79,8 @@ pub struct TableRead {
     batch_size: usize,
     concurrency: NonZeroUsize,
     preserve_order: bool,
+    /// Merged retractions kept (Java `forceKeepDelete`).
+    keep_delete: bool,
     /// Page-index pruning and late materialization of Parquet files (see [`SelectiveRead`]).
     selective: bool,
     /// The leading primary-key column (primary-key tables: every data file is sorted by it).
@@ -121,6 +123,7 @@ impl TableRead {
             batch_size: table.options().read_batch_size.get(),
             concurrency,
             preserve_order: false,
+            keep_delete: false,
             selective: true,
             sorted_key,
             metrics: Arc::default(),
@@ -159,17 +162,19 @@ impl TableRead {
     /// Adds the metadata columns ([`TableRead::metadata_fields`]) not yet in the output after
     /// the output columns (for debugging):
     ///
-    /// - `_SEQUENCE_NUMBER`, `_VALUE_KIND` (row kind byte: 0 `+I`, 2 `+U`): primary-key tables;
+    /// - `_SEQUENCE_NUMBER`, `_VALUE_KIND` (row kind byte: 0 `+I`, 2 `+U`; also 1 `-U` and
+    ///   3 `-D` with [`TableRead::with_keep_delete`]): primary-key tables;
     /// - `__paimon_file_path` (STRING): the location of the data file the row comes from;
     /// - `__paimon_row_index` (BIGINT): the row's 0-based physical position in that file,
     ///   counting every stored row (rows removed by deletion vectors or row ranges included).
     ///
     /// For a merged row all four describe the record that produced it: the latest version for
-    /// `deduplicate`, the first non-retract one for `first-row`, the last non-retract record
-    /// for `partial-update`, and the last record of the group for `aggregation` (after a
-    /// removing `-D`; retracts are skipped only with `ignore-delete`, so this can be a
-    /// retract). For the last two, the other columns may come from several records. A key with
-    /// a single record is that record.
+    /// `deduplicate`, the first non-retract one for `first-row`. For `partial-update` and
+    /// `aggregation` (whose other columns may come from several records) the row is Java's
+    /// `getResult`: `_VALUE_KIND` `+I` (`-D` for a deleted row, kept only with
+    /// [`TableRead::with_keep_delete`]) and the `_SEQUENCE_NUMBER` of the group's last record
+    /// (partial-update: the last one `ignore-delete` did not skip); the file path and row
+    /// index are merged as values. A key with a single record is that record.
     pub fn with_metadata(mut self, on: bool) -> Result<Self> {
         if !on {
             return Ok(self);
@@ -194,6 +199,17 @@ impl TableRead {
     #[must_use]
     pub fn with_preserve_order(mut self, preserve: bool) -> Self {
         self.preserve_order = preserve;
+        self
+    }
+
+    /// Keeps deletions (Java `InnerTableRead#forceKeepDelete`, as the audit log reads): a key
+    /// whose merged record is a retraction is emitted as that record (`_VALUE_KIND` 1 `-U` or
+    /// 3 `-D`) instead of being dropped, and so is a lone retract record. Files read raw hold
+    /// no retractions (a raw-readable split's files have no delete rows), so only merged
+    /// splits change. Off by default.
+    #[must_use]
+    pub fn with_keep_delete(mut self, keep: bool) -> Self {
+        self.keep_delete = keep;
         self
     }
 
@@ -409,7 +425,8 @@ impl TableRead {
                 runs,
                 self.batch_size,
             )?
-            .with_lookup(plan.lookup);
+            .with_lookup(plan.lookup)
+            .with_keep_retracts(self.keep_delete);
             while let Some(b) = merge.next_batch().await? {
                 let cols = b
                     .columns()

@@ -291,7 +291,7 @@ impl BufferMerge {
             runs,
             MERGE_BATCH_ROWS,
         )?
-        .keeping_retracts())
+        .with_keep_retracts(true))
     }
 }
 

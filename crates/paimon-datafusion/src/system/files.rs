@@ -12,7 +12,10 @@ use paimon_core::spec::types::DataField;
 use paimon_core::spec::Datum;
 use paimon_core::Table;
 
-use super::{field, live_plan, longs, partition_row_string, strings, times, ts, Columns};
+use super::{
+    field, live_plan, longs, partition_row_string, strings, times, travel, ts, Columns,
+    TravelOptions,
+};
 
 /// The key, null-count and bound renderings of one file (Java `FilesTable` columns 8-12).
 struct StatsText {
@@ -98,10 +101,11 @@ fn string_lists<'a>(v: impl Iterator<Item = Option<&'a Vec<String>>>) -> ArrayRe
     Arc::new(b.finish())
 }
 
-/// Java `FilesTable`: every live data file of the snapshot a scan of the table reads, level 0
-/// of deletion-vector tables included (Java plans with an all-levels filter).
-pub(super) async fn files(table: &Table) -> paimon_core::Result<Columns> {
-    let plan = live_plan(table).await?;
+/// Java `FilesTable`: every live data file of the snapshot a scan of the table reads (with the
+/// time-travel options `travel`), level 0 of deletion-vector tables included (Java plans with
+/// an all-levels filter).
+pub(super) async fn files(table: &Table, travel: &TravelOptions) -> paimon_core::Result<Columns> {
+    let plan = live_plan(table, travel).await?;
     let sm = table.snapshot_manager();
     let current = &table.schema().fields;
     let partition_fields = table.schema().partition_fields()?;
@@ -194,12 +198,16 @@ pub(super) async fn files(table: &Table) -> paimon_core::Result<Columns> {
     Ok((schema, columns))
 }
 
-/// Java `ManifestsTable`: the manifests (base, delta, then changelog) of the latest snapshot,
-/// with the partition bounds rendered as Java casts a partition row to a string.
-pub(super) async fn manifests(table: &Table) -> paimon_core::Result<Columns> {
+/// Java `ManifestsTable`: the manifests (base, delta, then changelog) of the latest snapshot
+/// (or the one the time-travel options `travel` choose), with the partition bounds rendered as
+/// Java casts a partition row to a string.
+pub(super) async fn manifests(
+    table: &Table,
+    travel: &TravelOptions,
+) -> paimon_core::Result<Columns> {
     let sm = table.snapshot_manager();
     let mut metas = Vec::new();
-    if let Some(snapshot) = sm.latest_snapshot().await? {
+    if let Some(snapshot) = travel::chosen_snapshot(table, travel).await? {
         let dir = paimon_core::io::join(sm.table_root(), "manifest");
         let lists = [
             Some(&snapshot.base_manifest_list),

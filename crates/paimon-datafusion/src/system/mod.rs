@@ -5,7 +5,8 @@
 //!
 //! Times are `TIMESTAMP(3)` as stored (snapshot and schema times in UTC, file creation times
 //! on the writer's wall clock; Java renders them in the JVM's zone). `t$files`, `t$partitions`
-//! and `t$buckets` list the live files of the latest snapshot, level 0 of deletion-vector
+//! and `t$buckets` list the live files of the latest snapshot (or, like `t$manifests`, of the
+//! one the session's `SET paimon.scan_*` options choose: `travel`), level 0 of deletion-vector
 //! tables included (Java plans them with an all-levels filter; level 0 of first-row tables is
 //! still left out here). Departures from Java: `t$files` bounds of a column whose type changed
 //! since the file was written are `null` (Java casts them); binary bounds are rendered as
@@ -13,7 +14,9 @@
 
 mod files;
 mod partitions;
+mod travel;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
@@ -26,37 +29,73 @@ use paimon_core::Table;
 
 use crate::error::to_df_error;
 
-/// The system table `kind` of `table` (`name` = `db.table$kind`, for errors).
+/// Time-travel options (`scan.snapshot-id`, `scan.tag-name`, `scan.timestamp-millis`).
+pub(crate) type TravelOptions = BTreeMap<String, String>;
+
+/// The system table `kind` of `table` (`name` = `db.table$kind`, for errors). `t$files`,
+/// `t$manifests`, `t$partitions` and `t$buckets` read the snapshot the session's `paimon.*`
+/// time-travel options choose when scanned, as Java's do with dynamic options.
 pub async fn system_table(table: &Table, kind: &str, name: &str) -> Result<Arc<dyn TableProvider>> {
-    let (schema, columns) = match kind.to_ascii_lowercase().as_str() {
+    let kind = kind.to_ascii_lowercase();
+    let latest = memory_table(table, &kind, name, &TravelOptions::new()).await?;
+    Ok(match travel::Kind::of(&kind) {
+        Some(k) => Arc::new(travel::TravelTable::new(table.clone(), k, name, latest)),
+        None => latest,
+    })
+}
+
+/// The columns of system table `kind` of `table` at the snapshot `travel` chooses.
+pub(crate) async fn columns(
+    table: &Table,
+    kind: &str,
+    travel: &TravelOptions,
+) -> Option<paimon_core::Result<Columns>> {
+    Some(match kind {
         "snapshots" => snapshots(table).await,
         "schemas" => schemas(table).await,
         "options" => Ok(options(table)),
-        "files" => files::files(table).await,
+        "files" => files::files(table, travel).await,
         "tags" => tags(table).await,
-        "manifests" => files::manifests(table).await,
-        "partitions" => partitions::partitions(table).await,
-        "buckets" => partitions::buckets(table).await,
-        "audit_log" => {
+        "manifests" => files::manifests(table, travel).await,
+        "partitions" => partitions::partitions(table, travel).await,
+        "buckets" => partitions::buckets(table, travel).await,
+        _ => return None,
+    })
+}
+
+/// System table `kind` (lower case) of `table` as an in-memory table at the snapshot `travel`
+/// chooses.
+pub(crate) async fn memory_table(
+    table: &Table,
+    kind: &str,
+    name: &str,
+    travel: &TravelOptions,
+) -> Result<Arc<dyn TableProvider>> {
+    let columns = match columns(table, kind, travel).await {
+        Some(c) => c,
+        None if kind == "audit_log" => {
             let provider = crate::audit::AuditLogProvider::try_new(table.clone(), name)?;
             return Ok(Arc::new(provider));
         }
-        _ => {
+        None => {
             return plan_err!(
                 "unknown system table {name}: supported are $snapshots, $schemas, $options, \
                  $files, $manifests, $partitions, $buckets, $tags, $audit_log"
             )
         }
-    }
-    .map_err(|e| to_df_error(e, name))?;
+    };
+    let (schema, columns) = columns.map_err(|e| to_df_error(e, name))?;
     let batch = RecordBatch::try_new(schema.clone(), columns).map_err(DataFusionError::from)?;
     Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
 }
 
-/// The plan of the table's latest snapshot over every live file: deletion-vector tables are
-/// planned merge-on-read so their level-0 files are listed too.
-async fn live_plan(table: &Table) -> paimon_core::Result<paimon_core::Plan> {
-    let mut scan = table.scan();
+/// The plan over every live file of the snapshot `travel` chooses (default: the latest):
+/// deletion-vector tables are planned merge-on-read so their level-0 files are listed too.
+async fn live_plan(
+    table: &Table,
+    travel: &TravelOptions,
+) -> paimon_core::Result<paimon_core::Plan> {
+    let mut scan = table.scan().with_options(travel.clone());
     if table.options().deletion_vectors_enabled {
         scan = scan.with_option("deletion-vectors.merge-on-read", "true");
     }

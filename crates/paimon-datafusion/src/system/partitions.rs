@@ -11,6 +11,7 @@ use paimon_core::Table;
 
 use super::{
     field, live_plan, longs, partition_datums, partition_row_string, strings, times, ts, Columns,
+    TravelOptions,
 };
 
 /// Sums over a group of live files (Java `PartitionEntry` / `BucketEntry`).
@@ -38,8 +39,11 @@ impl Totals {
 /// `k=v/k2=v2` (values cast to strings, null as `partition.default-name`), sorted by that
 /// text; `created_at`, `created_by`, `updated_by` and `options` are null and `done` false, as
 /// Java's partition entries of a file-system table give them.
-pub(super) async fn partitions(table: &Table) -> paimon_core::Result<Columns> {
-    let plan = live_plan(table).await?;
+pub(super) async fn partitions(
+    table: &Table,
+    travel: &TravelOptions,
+) -> paimon_core::Result<Columns> {
+    let plan = live_plan(table, travel).await?;
     let fields = table.schema().partition_fields()?;
     let default_name = &table.options().partition_default_name;
     let mut groups: BTreeMap<String, Totals> = BTreeMap::new();
@@ -100,8 +104,8 @@ pub(super) async fn partitions(table: &Table) -> paimon_core::Result<Columns> {
 /// Java `BucketsTable`: one row per (partition, bucket) with live files, the partition as
 /// Java casts the partition row to a string (`{v1, v2}`), sorted by partition text, then
 /// bucket.
-pub(super) async fn buckets(table: &Table) -> paimon_core::Result<Columns> {
-    let plan = live_plan(table).await?;
+pub(super) async fn buckets(table: &Table, travel: &TravelOptions) -> paimon_core::Result<Columns> {
+    let plan = live_plan(table, travel).await?;
     let fields = table.schema().partition_fields()?;
     let mut groups: BTreeMap<(String, i32), Totals> = BTreeMap::new();
     for split in &plan.splits {

@@ -1,0 +1,3 @@
+//! Shared test data.
+
+pub mod tpch;
