@@ -43,7 +43,7 @@ mod orc;
 mod parquet;
 mod postpone;
 mod restore;
-mod route;
+pub(crate) mod route;
 mod row_kind;
 mod spill;
 mod stats;

@@ -267,6 +267,16 @@ impl TableWrite {
         self.write_kinds(batch, kind_array(kinds)).await
     }
 
+    /// [`TableWrite::write_with_kinds`] with the kinds as `_VALUE_KIND` bytes (postpone
+    /// compaction replays files through it).
+    pub(crate) async fn write_kind_bytes(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: Int8Array,
+    ) -> Result<()> {
+        self.write_kinds(batch, kinds).await
+    }
+
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
         // Java `TableWriteImpl`: rows of ignored kinds never reach a writer.
         let filtered = match &self.kind_filter {
