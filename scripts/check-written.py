@@ -5,8 +5,11 @@ with pypaimon and compares every row with the `<table>.expected.parquet` the tes
 the table. For fixed-bucket tables it also checks that every row sits in the bucket pypaimon's
 own bucket function computes for it. A Java-compatible reader thereby checks our data files,
 file metadata and bucket routing. Dynamic-bucket tables: every key sits in one bucket, and an
-upsert by pypaimon (restoring our HASH index) keeps every key's bucket. Postpone-bucket tables:
-pypaimon plans nothing (as Java), and the Avro files hold the written rows.
+upsert by pypaimon (restoring our HASH index) keeps every key's bucket; cross-partition tables:
+every key in one (partition, bucket). Postpone-bucket tables:
+pypaimon plans nothing (as Java), and the Avro files hold the written rows; once compacted,
+the rows read equal the expected ones, each in the bucket pypaimon computes for its split's
+bucket count.
 
 Usage: python scripts/check-written.py [target/written]
 Prints one line per table and 'N passed, N failed'; exits 1 on any mismatch or error.
@@ -85,6 +88,24 @@ def check_dynamic(table, read, splits):
         len(bucket_of), len(set(bucket_of.values())))
 
 
+def check_cross_partition(table, read, splits):
+    """Cross-partition table (key without every partition field): every key read from exactly
+    one (partition, bucket); pypaimon does not write such tables, so no upsert."""
+    keys = [k for k in table.table_schema.primary_keys
+            if k not in table.table_schema.partition_keys]
+    seen = set()
+    places = set()
+    for split in splits:
+        for row in read.to_arrow([split]).to_pylist():
+            k = tuple(row[c] for c in keys)
+            if k in seen:
+                return False, "key %s read twice" % (k,)
+            seen.add(k)
+            places.add((tuple(split.partition.values) if hasattr(split.partition, "values")
+                        else repr(split.partition), split.bucket))
+    return True, "%d keys in %d (partition, bucket)s" % (len(seen), len(places))
+
+
 def check(warehouse, name, expected_path):
     import pyarrow.parquet as pq
     from pypaimon import CatalogFactory
@@ -92,18 +113,48 @@ def check(warehouse, name, expected_path):
 
     table = CatalogFactory.create({"warehouse": warehouse}).get_table("written." + name)
     bucket = int(table.table_schema.options.get("bucket", "-1"))
-    if bucket == -2:
-        return check_postpone(table, warehouse, name, pq.read_table(expected_path))
     rb = table.new_read_builder()
     splits = rb.new_scan().plan().splits()
+    if bucket == -2 and not splits:
+        return check_postpone(table, warehouse, name, pq.read_table(expected_path))
     read = rb.new_read()
     got = read.to_arrow(splits)
     want = pq.read_table(expected_path)
     if canon(got.to_pylist()) != canon(want.to_pylist()):
         return False, "rows differ: %d read, %d expected" % (got.num_rows, want.num_rows)
     checked = 0
-    if bucket == -1 and table.table_schema.primary_keys:
+    pks = table.table_schema.primary_keys
+    if bucket == -1 and pks and any(p not in pks for p in table.table_schema.partition_keys):
+        return check_cross_partition(table, read, splits)
+    if bucket == -1 and pks:
         return check_dynamic(table, read, splits)
+    if bucket == -2:
+        # Postpone rows compacted into real buckets: each split's own bucket count.
+        import copy
+        import fastavro
+        total = {}  # data file name -> _TOTAL_BUCKETS of its manifest entries
+        for f in glob.glob(os.path.join(table.table_path, "manifest", "manifest-*")):
+            if os.path.basename(f).startswith("manifest-list-"):
+                continue
+            with open(f, "rb") as fh:
+                for r in fastavro.reader(fh):
+                    total[r["_FILE"]["_FILE_NAME"]] = r["_TOTAL_BUCKETS"]
+        schema = copy.copy(table.table_schema)
+        schema.options = dict(schema.options, bucket="1")
+        extractor = FixedBucketRowKeyExtractor(schema)
+        for split in splits:
+            counts = {total[f.file_name] for f in split.files}
+            if len(counts) != 1:
+                return False, "files of bucket %d with bucket counts %s" % (split.bucket, counts)
+            extractor.num_buckets = counts.pop()
+            part = read.to_arrow([split])
+            for b in part.to_batches():
+                _, buckets = extractor.extract_partition_bucket_batch(b)
+                wrong = [x for x in buckets if x != split.bucket]
+                if wrong:
+                    return False, "rows of bucket %d/%d hash to %s" % (
+                        split.bucket, extractor.num_buckets, sorted(set(wrong)))
+                checked += len(buckets)
     if bucket > 0:
         extractor = FixedBucketRowKeyExtractor(table.table_schema)
         for split in splits:

@@ -45,7 +45,8 @@ enum Command {
     Read(commands::read::Args),
     /// Append (or `--overwrite`) the rows of a Parquet, CSV or JSON-lines file and commit them.
     Write(commands::write::Args),
-    /// Compact a table's buckets (`--full` rewrites every selected bucket) and commit.
+    /// Compact a table's buckets (`--full` rewrites every selected bucket; postpone-bucket
+    /// tables: rows moved into real buckets) and commit.
     Compact(commands::compact::Args),
     /// Run SQL over a warehouse with DataFusion (`sql WAREHOUSE "SELECT * FROM db.t"`; with no
     /// query, `;`-ended statements are read from stdin). CREATE TABLE ... WITH, INSERT, DROP.

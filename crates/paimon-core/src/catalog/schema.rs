@@ -98,7 +98,8 @@ impl Schema {
     }
 
     /// Schema `id` of this definition (Java `TableSchema#create`): version 3, `highestFieldId`
-    /// the largest (nested) field id or −1, `timeMillis` now.
+    /// the largest (nested) field id or −1, `timeMillis` now, options in Java's `HashMap`
+    /// order ([`java_hash_map_order`](crate::spec::schema::java_hash_map_order)).
     pub fn to_table_schema(&self, id: i64) -> TableSchema {
         TableSchema {
             version: CURRENT_VERSION,
@@ -107,7 +108,7 @@ impl Schema {
             highest_field_id: highest_field_id(&self.fields),
             partition_keys: self.partition_keys.clone(),
             primary_keys: self.primary_keys.clone(),
-            options: self.options.clone(),
+            options: crate::spec::schema::java_hash_map_order(&self.options),
             comment: self.comment.clone(),
             time_millis: now_millis(),
         }

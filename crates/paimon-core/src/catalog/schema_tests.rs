@@ -166,10 +166,11 @@ fn same_schema_json_as_a_java_fixture() {
         .columns(fields)
         .primary_key(["shopId", "dt", "hr"])
         .partition_keys(["dt", "hr"])
-        .option("bucket", "2")
-        .option("bucket-key", "shopId")
-        .option("manifest.format", "orc")
+        // Any order: the schema file has Java's HashMap order.
         .option("file.format", "parquet")
+        .option("manifest.format", "orc")
+        .option("bucket-key", "shopId")
+        .option("bucket", "2")
         .build()
         .unwrap();
     let mut ours = schema.to_table_schema(0);
@@ -181,4 +182,57 @@ fn same_schema_json_as_a_java_fixture() {
     assert_eq!(ours.options, java.options);
     ours.time_millis = java.time_millis;
     assert_eq!(ours.to_json().unwrap().as_bytes(), &java_bytes[..]);
+}
+
+/// Every Java fixture schema file lists its options in Java's `HashMap` order: by bucket of
+/// the copied map's capacity (keys sharing a bucket in insertion order). The order is a fixed
+/// point, and reordering the keys from sorted and reversed orders gives the same buckets.
+#[test]
+fn options_follow_java_hash_map_order_in_every_java_schema_file() {
+    use crate::spec::schema::{
+        java_hash_bucket, java_hash_map_capacity, java_hash_map_order, SchemaOptions,
+    };
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.parent().is_some_and(|d| d.ends_with("schema"))
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("schema-"))
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&crate::test_util::java_fixtures(), &mut files);
+    assert!(files.len() >= 50, "{} schema files", files.len());
+    let mut multi = 0;
+    for f in &files {
+        let java = TableSchema::from_json_bytes_raw(&std::fs::read(f).unwrap()).unwrap();
+        let capacity = java_hash_map_capacity(java.options.len());
+        let buckets = |o: &SchemaOptions| -> Vec<usize> {
+            o.keys().map(|k| java_hash_bucket(k, capacity)).collect()
+        };
+        let want = buckets(&java.options);
+        assert!(want.windows(2).all(|w| w[0] <= w[1]), "{}", f.display());
+        multi += (want.len() > 2) as usize;
+        assert_eq!(
+            java_hash_map_order(&java.options)
+                .keys()
+                .collect::<Vec<_>>(),
+            java.options.keys().collect::<Vec<_>>()
+        );
+        let mut sorted: Vec<(String, String)> = java.options.clone().into_iter().collect();
+        sorted.sort();
+        for input in [
+            sorted.iter().cloned().collect::<SchemaOptions>(),
+            sorted.iter().rev().cloned().collect::<SchemaOptions>(),
+        ] {
+            let got = java_hash_map_order(&input);
+            assert_eq!(buckets(&got), want, "{}", f.display());
+        }
+    }
+    assert!(multi >= 30, "{multi} files with more than two options");
 }

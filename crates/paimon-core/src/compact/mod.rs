@@ -23,14 +23,19 @@
 //! deletion vectors applied); a compacted bucket's deletion-vector file and `pk-btree`
 //! payloads are updated in the same snapshot (`index`).
 //!
+//! Postpone-bucket tables (`bucket = -2`, `postpone`): the rows of `bucket-postpone` are
+//! moved into real buckets (the partition's bucket count, else `postpone.default-bucket-num`)
+//! in one `COMPACT` snapshot.
+//!
 //! Not supported (clear `Unsupported` errors, mostly from the writer's own checks): changelog
-//! producers other than `none`, dynamic and postpone buckets.
+//! producers other than `none`.
 
 mod append;
 mod index;
 mod lookup;
 pub(crate) mod on_write;
 mod pk;
+mod postpone;
 mod rewrite;
 pub(crate) mod universal;
 
@@ -130,6 +135,16 @@ impl CompactBuilder {
             .commit_user
             .clone()
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        if self.table.schema().has_primary_key()
+            && self.table.options().bucket == crate::spec::options::BucketMode::Postpone
+        {
+            if self.partitions.is_some() || self.bucket.is_some() {
+                return Err(crate::Error::unsupported(
+                    "postpone-bucket compaction of selected partitions or buckets",
+                ));
+            }
+            return postpone::compact(&self.table, &user).await;
+        }
         let source = source_table(&self.table)?;
         let writer = source.new_write().with_commit_user(&user).build()?;
         let spec = writer.file_spec();

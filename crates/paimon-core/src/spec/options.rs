@@ -15,6 +15,7 @@
 mod alter_rules;
 mod commit;
 mod compaction;
+mod cross_partition;
 mod duration;
 mod enums;
 mod fields;
@@ -42,6 +43,10 @@ pub use commit::{
     MANIFEST_MERGE_MIN_COUNT, MANIFEST_TARGET_FILE_SIZE, OVERWRITE_UPGRADE, PK_CLUSTERING_OVERRIDE,
 };
 pub use compaction::{CompactionOptions, LookupCompactMode};
+pub use cross_partition::{
+    CrossPartitionOptions, CROSS_PARTITION_UPSERT_BOOTSTRAP_PARALLELISM,
+    CROSS_PARTITION_UPSERT_INDEX_TTL,
+};
 pub use duration::parse_duration;
 pub use enums::{
     BucketFunctionKind, BucketMode, ChangelogProducer, FileFormat, MergeEngine, SortOrder,
@@ -376,6 +381,8 @@ pub struct TableOptions {
     pub write_buffer_size: MemorySize,
     /// Spilling of the write buffer and the row-kind filter before it.
     pub write_buffer: WriteBufferOptions,
+    /// The key index of cross-partition updates (`cross-partition-upsert.*`).
+    pub cross_partition: CrossPartitionOptions,
     /// `metadata.stats-dense-store` (default true).
     pub metadata_stats_dense_store: bool,
     /// `data-file.prefix` (default `data-`).
@@ -543,6 +550,7 @@ impl TableOptions {
             target_file_size: r.parse_with(TARGET_FILE_SIZE, &[], MemorySize::parse)?,
             write_buffer_size: r.get(WRITE_BUFFER_SIZE, MemorySize::from_mebibytes(256))?,
             write_buffer: WriteBufferOptions::parse(r)?,
+            cross_partition: CrossPartitionOptions::parse(r)?,
             metadata_stats_dense_store: r.bool(METADATA_STATS_DENSE_STORE, true)?,
             data_file_prefix: r.string(DATA_FILE_PREFIX).unwrap_or_else(|| "data-".into()),
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),

@@ -47,6 +47,45 @@ pub struct TableSchema {
 /// A schema's option map: insertion-ordered, so a schema file is written back in its order.
 pub type SchemaOptions = IndexMap<String, String>;
 
+/// `options` in the iteration order of a Java `HashMap` copied from them (`new
+/// HashMap<>(options)`, as Java's `SchemaManager` builds a schema's option map): capacity
+/// `tableSizeFor((int) (n / 0.75 + 1))`, entries by bucket index `(h ^ (h >>> 16)) &
+/// (capacity - 1)` of `String#hashCode` (UTF-16 code units), keys of one bucket in their
+/// given order. Every Java-written schema file's options follow this order.
+pub fn java_hash_map_order(options: &SchemaOptions) -> SchemaOptions {
+    let n = options.len();
+    if n == 0 {
+        return options.clone();
+    }
+    let capacity = java_hash_map_capacity(n);
+    let mut entries: Vec<(usize, usize, &String, &String)> = options
+        .iter()
+        .enumerate()
+        .map(|(i, (k, v))| (java_hash_bucket(k, capacity), i, k, v))
+        .collect();
+    entries.sort_by_key(|&(b, i, _, _)| (b, i));
+    entries
+        .into_iter()
+        .map(|(_, _, k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The table size of `new HashMap<>(m)` for `n` entries: `tableSizeFor((int) (n / 0.75 + 1))`.
+pub(crate) fn java_hash_map_capacity(n: usize) -> usize {
+    ((n as f64 / 0.75 + 1.0) as usize)
+        .max(1)
+        .next_power_of_two()
+}
+
+/// The bucket of `key` in a Java `HashMap` of `capacity` (a power of two):
+/// `(h ^ (h >>> 16)) & (capacity - 1)` of `String#hashCode`.
+pub(crate) fn java_hash_bucket(key: &str, capacity: usize) -> usize {
+    let h = key
+        .encode_utf16()
+        .fold(0u32, |h, u| h.wrapping_mul(31).wrapping_add(u32::from(u)));
+    ((h ^ (h >> 16)) as usize) & (capacity - 1)
+}
+
 /// The schema file format version this crate writes (Java `TableSchema.CURRENT_VERSION`).
 pub const CURRENT_VERSION: i32 = 3;
 

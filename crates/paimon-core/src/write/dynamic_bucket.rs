@@ -19,8 +19,8 @@
 //! `index-file-in-data-file-dir`) and handed to the commit as an ADD index entry, which
 //! replaces the bucket's previous entry in the index manifest (`commit::index_merge`).
 //!
-//! Cross-partition updates (a primary key without every partition column) need a global key
-//! index and are refused by `TableWrite::new`.
+//! Cross-partition updates (a primary key without every partition column) keep a global key
+//! index instead (`write::cross_partition`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

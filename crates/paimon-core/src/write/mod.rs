@@ -11,7 +11,9 @@
 //! (`kv_writer`, sort and merge `kv_merge`, spilled runs `spill`, file layout `kv_layout`) and
 //! continue the bucket's sequence numbers (`restore`). Dynamic-bucket tables (`bucket = -1`
 //! with a primary key) choose each key's bucket from the table's `HASH` index and write that
-//! index back (`dynamic_bucket`); postpone-bucket tables (`bucket = -2`) write unsorted rows to
+//! index back (`dynamic_bucket`); cross-partition tables (a key without every partition
+//! field) route by a key index bootstrapped from the table and retract moved keys
+//! (`cross_partition`); postpone-bucket tables (`bucket = -2`) write unsorted rows to
 //! `bucket-postpone` (`postpone`). `prepare_commit` closes the files; `table.new_commit().commit_messages(..)`
 //! publishes them.
 //!
@@ -29,6 +31,7 @@
 mod avro;
 mod builder;
 mod conform;
+mod cross_partition;
 pub(crate) mod datum;
 mod dynamic_bucket;
 pub(crate) mod file_index;
@@ -40,7 +43,7 @@ mod orc;
 mod parquet;
 mod postpone;
 mod restore;
-mod route;
+pub(crate) mod route;
 mod row_kind;
 mod spill;
 mod stats;

@@ -187,23 +187,37 @@ impl Router {
 
     /// The partition of every row: group ids and, per group, (serialized row, directory).
     pub(crate) fn partitions(&self, batch: &RecordBatch) -> Result<(Vec<usize>, Vec<Partition>)> {
-        let rows = batch.num_rows();
-        if self.partition_fields.is_empty() {
-            let empty = BinaryRow::empty().serialize();
-            return Ok((vec![0; rows], vec![(empty, String::new())]));
-        }
         let columns: Vec<ArrayRef> = self
             .partition_positions
             .iter()
             .map(|&p| batch.column(p).clone())
             .collect();
+        self.partitions_of(&columns, batch.num_rows())
+    }
+
+    /// The positions of the partition columns in the table's columns.
+    pub(crate) fn partition_positions(&self) -> &[usize] {
+        &self.partition_positions
+    }
+
+    /// [`Router::partitions`] of `rows` rows given their partition columns (in partition-key
+    /// order).
+    pub(crate) fn partitions_of(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+    ) -> Result<(Vec<usize>, Vec<Partition>)> {
+        if self.partition_fields.is_empty() {
+            let empty = BinaryRow::empty().serialize();
+            return Ok((vec![0; rows], vec![(empty, String::new())]));
+        }
         let converter = RowConverter::new(
             columns
                 .iter()
                 .map(|c| SortField::new(c.data_type().clone()))
                 .collect(),
         )?;
-        let keys = converter.convert_columns(&columns)?;
+        let keys = converter.convert_columns(columns)?;
         let mut seen: HashMap<&[u8], usize> = HashMap::new();
         let mut groups = Vec::new();
         let mut ids = Vec::with_capacity(rows);
@@ -211,7 +225,7 @@ impl Router {
             let next = seen.len();
             let id = *seen.entry(key.data()).or_insert(next);
             if id == next {
-                groups.push(self.partition_of(&columns, row)?);
+                groups.push(self.partition_of(columns, row)?);
             }
             ids.push(id);
         }

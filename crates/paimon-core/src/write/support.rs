@@ -59,19 +59,9 @@ pub(crate) fn check_supported(table: &Table) -> Result<()> {
     }
     match options.bucket {
         BucketMode::Fixed(_) => {}
-        BucketMode::Dynamic => {
-            let keys = &schema.primary_keys;
-            if let Some(p) = schema.partition_keys.iter().find(|p| !keys.contains(p)) {
-                // Java KEY_DYNAMIC mode: a global key index bootstrapped from the table.
-                return Err(unsupported(
-                    &format!(
-                        "cross-partition updates (bucket = -1 with a primary key {keys:?} \
-                         that does not contain partition key '{p}')"
-                    ),
-                    "bucket",
-                ));
-            }
-        }
+        // Cross-partition tables (a key without every partition field) keep a key index
+        // (`write::cross_partition`).
+        BucketMode::Dynamic => {}
         // Postpone files are read by no one until compacted: merge engines, deletion vectors
         // and changelog producers only matter to that compaction.
         BucketMode::Postpone => return Ok(()),

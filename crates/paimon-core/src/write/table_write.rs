@@ -10,6 +10,7 @@ use arrow_schema::SchemaRef;
 use arrow_select::take::take;
 
 use super::conform::conform;
+use super::cross_partition::CrossPartition;
 use super::dynamic_bucket::DynamicBuckets;
 use super::file_index::IndexPlan;
 use super::file_writer::{FileSpec, RollingWriter};
@@ -67,6 +68,8 @@ pub struct TableWrite {
     restored: Option<NextSequence>,
     /// Bucket assignment and `HASH` index of dynamic-bucket primary-key tables.
     dynamic: Option<DynamicBuckets>,
+    /// The key index of cross-partition tables (dynamic buckets, key without the partition).
+    cross: Option<CrossPartition>,
     /// Where write buffers spill (`None`: the system temp dir).
     spill_dir: Option<PathBuf>,
     /// Rows dropped before the buffer (`ignore-delete`, `ignore-update-before`).
@@ -194,13 +197,18 @@ impl TableWrite {
         };
         let kind_filter = RowKindFilter::of(&options);
         let router = Router::new(&table)?;
-        let dynamic = match router.is_dynamic() {
+        let cross = match CrossPartition::applies(&table) {
+            true => Some(CrossPartition::new(&table, &target)?),
+            false => None,
+        };
+        let dynamic = match router.is_dynamic() && cross.is_none() {
             true => Some(DynamicBuckets::new(&table)?),
             false => None,
         };
         Ok(TableWrite {
             router,
             dynamic,
+            cross,
             merge,
             table,
             commit_user,
@@ -259,6 +267,16 @@ impl TableWrite {
         self.write_kinds(batch, kind_array(kinds)).await
     }
 
+    /// [`TableWrite::write_with_kinds`] with the kinds as `_VALUE_KIND` bytes (postpone
+    /// compaction replays files through it).
+    pub(crate) async fn write_kind_bytes(
+        &mut self,
+        batch: &RecordBatch,
+        kinds: Int8Array,
+    ) -> Result<()> {
+        self.write_kinds(batch, kinds).await
+    }
+
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
         // Java `TableWriteImpl`: rows of ignored kinds never reach a writer.
         let filtered = match &self.kind_filter {
@@ -276,15 +294,27 @@ impl TableWrite {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let parts = match &mut self.dynamic {
-            None => self.router.route(&batch)?,
-            Some(dynamic) => {
+        let (batch, kinds, parts) = match (&mut self.dynamic, &mut self.cross) {
+            (_, Some(cross)) => {
+                let a = cross.assign(&self.router, &batch, &kinds).await?;
+                let parts = Router::group(&a.batch, &a.partition_ids, a.partitions, &a.buckets)?;
+                (a.batch, a.kinds, parts)
+            }
+            (None, None) => {
+                let parts = self.router.route(&batch)?;
+                (batch, kinds, parts)
+            }
+            (Some(dynamic), None) => {
                 let (ids, partitions) = self.router.partitions(&batch)?;
                 let hashes = self.router.key_hashes(&batch)?;
                 let buckets = dynamic.assign(&ids, &partitions, &hashes).await?;
-                Router::group(&batch, &ids, partitions, &buckets)?
+                let parts = Router::group(&batch, &ids, partitions, &buckets)?;
+                (batch, kinds, parts)
             }
         };
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
         for part in parts {
             let part_kinds = match &part.rows {
                 None => kinds.clone(),
@@ -388,7 +418,7 @@ impl TableWrite {
     async fn starting_sequence(&mut self, key: &(Vec<u8>, i32)) -> Result<i64> {
         let restore = match self.table.options().bucket {
             BucketMode::Fixed(_) => true,
-            BucketMode::Dynamic => self.dynamic.is_some(),
+            BucketMode::Dynamic => self.dynamic.is_some() || self.cross.is_some(),
             BucketMode::Postpone => false,
         };
         if !restore {

@@ -42,6 +42,7 @@ mod selective;
 mod time_travel;
 mod write;
 mod write_buckets;
+mod write_cross_partition;
 mod write_dynamic;
 mod write_pk;
 mod write_retract;

@@ -8,7 +8,9 @@
 //! buckets); `scripts/check-written.py` has pypaimon read our tables and upsert into them.
 //!
 //! Postpone: files land in `bucket-postpone` as Java writes them (Avro, unsorted, sequence
-//! number -1, `_TOTAL_BUCKETS` -2, Java's file prefix), and batch reads skip them as Java does.
+//! number -1, `_TOTAL_BUCKETS` -2, Java's file prefix), and batch reads skip them as Java does;
+//! postpone compaction moves their rows into real buckets (random upserts and deletes over
+//! several writes and compactions against a model).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -458,10 +460,6 @@ async fn postpone_files_are_written_as_java_writes_them_and_batch_reads_skip_the
         .unwrap();
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
     assert_eq!(scan_rows(&t, &[]).await, 0);
-    // Compaction works on real buckets only: postpone files stay where they are.
-    let report = t.compact().full(true).execute().await.unwrap();
-    assert!(report.buckets.is_empty());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
     // For scripts/check-written.py: the rows in the postpone files, in file order.
     let mut written = lines.to_vec();
     written.extend_from_slice(&lines[..2]);
@@ -560,5 +558,126 @@ async fn dynamic_partition_overwrite_keeps_keys_in_their_buckets() {
     t.new_commit().commit_messages(&m, "ow").await.unwrap();
     check_table(&t, &model, &mut after, 4).await;
     let expected: Vec<Value> = model.iter().map(|((dt, id), v)| row(dt, *id, v)).collect();
+    save_expected(&t, &[batch(&t, &expected)]);
+}
+
+/// id → v of every row read, split by split: every key read once, from a real bucket below
+/// its partition's bucket count (`buckets`: dt → count).
+async fn compacted_rows(
+    t: &Table,
+    buckets: &BTreeMap<&str, i32>,
+) -> BTreeMap<(String, i64), Value> {
+    let scan = t.scan().build().unwrap();
+    let plan = scan.plan().await.unwrap();
+    let mut out = BTreeMap::new();
+    for split in plan.splits {
+        let d = split.as_data().clone();
+        let batches: Vec<RecordBatch> = scan
+            .reader()
+            .read(vec![split])
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        for b in &batches {
+            for r in batch_to_json_rows(b, &t.schema().fields).unwrap() {
+                let dt = r["dt"].as_str().unwrap().to_string();
+                let n = buckets[dt.as_str()];
+                assert_eq!(d.total_buckets, n, "{dt}");
+                assert!((0..n).contains(&d.bucket), "{dt}: bucket {}", d.bucket);
+                let key = (dt, r["id"].as_i64().unwrap());
+                let v = r.get("v").cloned().unwrap_or(Value::Null);
+                assert!(out.insert(key.clone(), v).is_none(), "{key:?} read twice");
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn postpone_compaction_moves_rows_into_real_buckets() {
+    let t = create_table(
+        "postpone_compacted",
+        &[
+            ("dt", "STRING NOT NULL"),
+            ("id", "BIGINT NOT NULL"),
+            ("v", "STRING"),
+            ("rk", "STRING"),
+        ],
+        &["dt"],
+        &["dt", "id"],
+        &[
+            ("bucket", "-2"),
+            ("rowkind.field", "rk"),
+            ("postpone.default-bucket-num", "3"),
+        ],
+    )
+    .await;
+    let mut rng = Rng(42);
+    let mut model: BTreeMap<(String, i64), String> = BTreeMap::new();
+    let mut buckets: BTreeMap<&str, i32> = BTreeMap::new();
+    for round in 0..3 {
+        // Round 2 adds partition c with another default: a and b keep their 3 buckets.
+        let (dts, default): (&[&'static str], i32) = match round {
+            2 => (&["a", "c"], 2),
+            _ => (&["a", "b"], 3),
+        };
+        for commit in 0..2 {
+            let mut lines = Vec::new();
+            for i in 0..40 {
+                let dt = dts[rng.next(2) as usize];
+                let id = rng.next(25) as i64;
+                let key = (dt.to_string(), id);
+                if rng.next(5) == 0 {
+                    lines.push(json!({"dt": dt, "id": id, "v": null, "rk": "-D"}));
+                    model.remove(&key);
+                } else {
+                    let v = format!("r{round}-c{commit}-{i}");
+                    lines.push(json!({"dt": dt, "id": id, "v": v, "rk": "+I"}));
+                    model.insert(key, v);
+                }
+            }
+            let mut write = t.new_write().with_commit_user("pp").build().unwrap();
+            write.write(&batch(&t, &lines)).await.unwrap();
+            let messages = write.prepare_commit().await.unwrap();
+            t.new_commit()
+                .commit_messages(&messages, "pp")
+                .await
+                .unwrap();
+        }
+        for dt in dts {
+            buckets.entry(*dt).or_insert(default);
+        }
+        let compacting = t
+            .with_options(&HashMap::from([(
+                "postpone.default-bucket-num".to_string(),
+                default.to_string(),
+            )]))
+            .unwrap();
+        let report = compacting.compact().execute().await.unwrap();
+        assert!(report.snapshot_id.is_some());
+        let t = Table::open(t.location()).await.unwrap();
+        let latest = t
+            .snapshot_manager()
+            .latest_snapshot()
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            format!("{:?}", latest.commit_kind).to_uppercase(),
+            "COMPACT"
+        );
+        let got = compacted_rows(&t, &buckets).await;
+        let want: BTreeMap<(String, i64), Value> =
+            model.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        assert_eq!(got, want, "after round {round}");
+        // Nothing is left in bucket-postpone: another compaction has nothing to do.
+        let again = t.compact().execute().await.unwrap();
+        assert_eq!(again.snapshot_id, None);
+    }
+    let expected: Vec<Value> = model
+        .iter()
+        .map(|((dt, id), v)| json!({"dt": dt, "id": id, "v": v, "rk": "+I"}))
+        .collect();
     save_expected(&t, &[batch(&t, &expected)]);
 }

@@ -253,19 +253,6 @@ async fn unsupported_primary_key_tables_fail_at_build() {
         assert_eq!(e.kind(), ErrorKind::Unsupported, "{name}: {e}");
         let _ = std::fs::remove_dir_all(t.location());
     }
-    // Dynamic bucket with a primary key without the partition key: cross-partition update.
-    let t = create_table(
-        "pk_cross_partition",
-        &[("id", "INT NOT NULL"), ("dt", "STRING NOT NULL")],
-        &["dt"],
-        &["id"],
-        &[],
-    )
-    .await;
-    let e = t.new_write().build().unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
-    assert!(e.to_string().contains("cross-partition"), "{e}");
-    let _ = std::fs::remove_dir_all(t.location());
 }
 
 #[tokio::test]
