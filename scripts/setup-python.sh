@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Creates (idempotently) the virtualenv `.venv-python` in the repository root for building and
-# testing the Python package `paimon_rs` (bindings/python), with pinned tools, and prints the path
-# of its python interpreter. Kept apart from `.venv-pypaimon`: pypaimon 2.1.0 pins pyarrow < 20
-# and pandas < 3.
+# Creates (idempotently) the virtualenv `.venv-python` in the repository root for testing the
+# Python package `paimon_rs` (bindings/python), with pinned packages, and prints the path of its
+# python interpreter. The extension itself is built by cargo (scripts/test-python.sh), so no
+# maturin here (users: bindings/python/README.md). Kept apart from `.venv-pypaimon`: pypaimon
+# 2.1.0 pins pyarrow < 20 and pandas < 3.
 #
-# Used by scripts/test.sh. Environment:
-#   PYTHON          interpreter used to create the venv (default: python3)
-#   PAIMON_RS_RAY   set to 1 to also install Ray Data (a large download; its tests skip without)
+# Used by scripts/test-python.sh. Environment:
+#   PYTHON                interpreter used to create the venv (default: python3)
+#   PAIMON_RS_RAY         set to 1 to also install Ray Data (a large download; its test skips
+#                         without)
+#   PAIMON_RS_DATAFUSION  set to 1 to also install PyPI datafusion 55 (its tests skip without)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv-python"
 PYTHON="${PYTHON:-python3}"
 PY="$VENV/bin/python"
-# maturin >= 1.9.4 sets PYO3_BUILD_EXTENSION_MODULE; datafusion 55 matches datafusion-ffi 55.
-PINS=(maturin==1.16.0 pytest==8.4.2 pyarrow==21.0.0 pandas==2.3.3)
-# The DataFusion-Python provider is opt-in (PAIMON_RS_DATAFUSION=1): only then its package.
+PINS=(pytest==8.4.2 pyarrow==21.0.0 pandas==2.3.3)
+# The DataFusion-Python provider: datafusion 55 matches the binding's datafusion-ffi 55.
 if [ "${PAIMON_RS_DATAFUSION:-0}" = 1 ]; then
     PINS+=(datafusion==55.0.0)
 fi

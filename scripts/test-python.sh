@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
-# Builds the Python package paimon_rs (bindings/python) with maturin into `.venv-python` and runs
-# its pytest suite against the repository's fixtures, the `paimon` CLI (the reference reader)
-# and pypaimon 2.1.0 (`.venv-pypaimon`, which reads the tables written from Python).
+# Builds the Python package paimon_rs (bindings/python) and runs its pytest suite against the
+# repository's fixtures, the `paimon` CLI (the reference reader) and pypaimon 2.1.0
+# (`.venv-pypaimon`, which reads the tables written from Python). Run by scripts/test.sh after
+# its `cargo test`; extra arguments go to pytest (e.g. `-k pickle`).
 #
-# The extension is built in the dev profile into the shared CARGO_TARGET_DIR (default target/),
-# so paimon-core and its dependencies compiled by `cargo test` are reused. Run by
-# scripts/test.sh; extra arguments go to pytest (e.g. `-k pickle`). Environment:
+# The extension is built with plain `cargo build --workspace --all-targets`: the same command
+# line, features and environment as test.sh's `cargo test --workspace --all-targets`, so
+# everything but the binding's cdylib is already built (maturin would set PYO3_* variables and
+# compile arrow, parquet, DataFusion and paimon-core a second time). The cdylib is copied as
+# `paimon_rs/_native.abi3.so` beside the package's Python files into
+# $CARGO_TARGET_DIR/python-dev, which goes first on PYTHONPATH of `.venv-python` (pinned
+# pytest/pyarrow/pandas, scripts/setup-python.sh). Users build with maturin or pip instead
+# (bindings/python/README.md). Environment:
+#   PAIMON_RS_DATAFUSION=1   with the DataFusion-Python provider (cargo feature `datafusion` of
+#                            paimon-python, for the whole workspace as test.sh passes it, and PyPI
+#                            datafusion 55 in the venv); its tests skip otherwise
 #   PAIMON_RS_RAY=1          also install Ray Data and run the (slow) Ray test
-#   PAIMON_RS_DATAFUSION=1   build with the DataFusion-Python provider (cargo feature
-#                            `datafusion`, a long build) and run its tests (skipped otherwise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 PY="$(bash scripts/setup-python.sh)"
-VENV="$(dirname "$(dirname "$PY")")"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
-# The `paimon` binary as scripts/test.sh's `cargo test` builds it (same command and features, so
-# nothing is rebuilt there; standalone it builds the workspace's tests too).
-cargo test --quiet --workspace --all-targets --no-run
-export PAIMON_CLI="$TARGET/debug/paimon"
-export PYPAIMON_PYTHON="$ROOT/.venv-pypaimon/bin/python"
 features=()
 if [ "${PAIMON_RS_DATAFUSION:-0}" = 1 ]; then
-    features=(-F datafusion)
+    features=(--features paimon-python/datafusion)
 fi
-VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet -m bindings/python/Cargo.toml "${features[@]}" >&2
-"$PY" -m pytest bindings/python/tests -q -p no:cacheprovider "$@"
+# Also the `paimon` binary the tests compare with. No VIRTUAL_ENV or PATH change here: pyo3's
+# build script reruns when they change.
+cargo build --quiet --workspace --all-targets "${features[@]}"
+
+lib="$TARGET/debug/lib_native.so"
+if readelf -d "$lib" | grep -q 'NEEDED.*libpython'; then
+    echo "error: $lib links libpython; an extension module must not" >&2
+    exit 1
+fi
+dev="$TARGET/python-dev"
+rm -rf "$dev"
+mkdir -p "$dev"
+cp -r bindings/python/python/paimon_rs "$dev/"
+rm -f "$dev"/paimon_rs/*.so
+cp "$lib" "$dev/paimon_rs/_native.abi3.so"
+
+export PAIMON_CLI="$TARGET/debug/paimon"
+export PYPAIMON_PYTHON="$ROOT/.venv-pypaimon/bin/python"
+export PAIMON_RS_EXTENSION="$dev/paimon_rs/_native.abi3.so"
+PYTHONPATH="$dev${PYTHONPATH:+:$PYTHONPATH}" \
+    "$PY" -m pytest bindings/python/tests -q -p no:cacheprovider "$@"

@@ -5,8 +5,10 @@
 # merge-engine tables (target/merge-engine-tables) and random primary-key tables with deletion
 # vectors (target/pk-random-tables), then runs every Rust test, has pypaimon read the tables our
 # metadata encoders rewrote (target/reencoded) and the tables our catalog created
-# (target/created), runs the doc tests and the example, and, with PAIMON_RS_PYTHON=1, builds and
-# tests the Python package (scripts/test-python.sh).
+# (target/created), runs the doc tests and the example, and builds and tests the Python package
+# (scripts/test-python.sh; PAIMON_RS_PYTHON=0 skips it). PAIMON_RS_DATAFUSION=1 adds the
+# binding's DataFusion-Python provider (cargo feature paimon-python/datafusion) to every cargo
+# build here, so the workspace is compiled once with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -15,7 +17,11 @@ bash scripts/gen-fixtures.sh
 .venv-pypaimon/bin/python scripts/gen-regression-tables.py target/regression-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-merge-engine-tables.py target/merge-engine-tables >/dev/null
 .venv-pypaimon/bin/python scripts/gen-pk-random-tables.py target/pk-random-tables >/dev/null
-cargo test --workspace --all-targets "$@"
+features=()
+if [ "${PAIMON_RS_DATAFUSION:-0}" = 1 ]; then
+    features=(--features paimon-python/datafusion)
+fi
+cargo test --workspace --all-targets "${features[@]}" "$@"
 # pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
 # changed, and narrows its scans with pk-btree payloads we built (written by the `reencoded`,
 # `commit` and `index_build` tests), and reads the tables our writer wrote (the `write` tests,
@@ -36,13 +42,12 @@ if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-written.py target/written
 fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
-cargo test --workspace --doc "$@"
+cargo test --workspace --doc "${features[@]}" "$@"
 cargo run --quiet -p paimon-core --example read_table >/dev/null
-# The Python package paimon_rs: built with maturin (pinned, in .venv-python) into the same
-# target directory, then its pytest suite (reads equal to the CLI's, pickled splits in process
-# pools, errors, writes read back by pypaimon). Opt-in (PAIMON_RS_PYTHON=1) for now: maturin's
-# pyo3 environment differs from `cargo test`'s, so arrow and everything above it (DataFusion,
-# parquet, paimon-core) compile a second time, which a cold CI run on 2 cores cannot afford.
-if [ "$#" -eq 0 ] && [ "${PAIMON_RS_PYTHON:-0}" = 1 ]; then
+# The Python package paimon_rs: its extension built by `cargo build` from the artifacts of the
+# `cargo test` above (only the binding's cdylib compiles), then its pytest suite in .venv-python
+# (reads equal to the CLI's, pickled splits in process pools, errors, writes read back by
+# pypaimon).
+if [ "$#" -eq 0 ] && [ "${PAIMON_RS_PYTHON:-1}" = 1 ]; then
     bash scripts/test-python.sh
 fi

@@ -3,6 +3,12 @@
 //! scans planned and read with the GIL released, Arrow crossing through the C data and stream
 //! interfaces, picklable splits, writes, and (feature `datafusion`) a DataFusion-Python table
 //! provider.
+//!
+//! The crate is empty under `cfg(test)`: `cargo test --workspace --all-targets` builds a test
+//! harness of it (an executable), and an extension module does not link libpython (pyo3's
+//! `extension-module`), so any Python C API call there would be an unresolved symbol. Its tests
+//! are Python's (`bindings/python/tests`).
+#![cfg(not(test))]
 
 #[cfg(feature = "datafusion")]
 mod datafusion;
