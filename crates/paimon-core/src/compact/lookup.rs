@@ -20,7 +20,7 @@
 //!   its own kind (new ones per `deletion-vectors.bitmap64`), written as one new index file
 //!   when anything changed (`writeSingleFile`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -111,8 +111,14 @@ pub(super) async fn compact_bucket(
     let keys = KeySet::new(&key_fields)?;
     // Keys of the inputs: all of them (to select the rewritten keys), and those with an
     // input record above level 0 (their `high` record is among the inputs; no lookup).
-    let mut input_keys = HashSet::new();
-    let mut level1_keys = HashSet::new();
+    // With nothing above the inputs there is nothing to look up or shadow: every input key is
+    // rewritten, so no key sets are built (the first compaction of a bucket).
+    if pick.remaining.is_empty() {
+        let after = rewrite(table, (spec, kv), split, (&pick, false), &keys, None).await?;
+        return outcome(table, split, pick, after, Vec::new()).await;
+    }
+    let mut input_keys = KeyBytes::default();
+    let mut level1_keys = KeyBytes::default();
     for &i in &pick.inputs {
         let level1 = split.files.get(i).is_some_and(|f| f.level >= 1);
         let mut rows = keyed_rows(table, split, i, &key_fields)?;
@@ -127,13 +133,13 @@ pub(super) async fn compact_bucket(
         }
     }
     // Lookup: first visible record of each key, lowest remaining level first.
-    let mut pending: HashSet<Vec<u8>> = match dv || first_row {
+    let mut pending: KeyBytes = match dv || first_row {
         true => input_keys.difference(&level1_keys).cloned().collect(),
         // Without deletion vectors the shadowed records stay; lookup-mode reads skip them.
-        false => HashSet::new(),
+        false => KeyBytes::default(),
     };
     let mut marks: Vec<(String, u64)> = Vec::new();
-    let mut shadowed: HashSet<Vec<u8>> = HashSet::new();
+    let mut shadowed = KeyBytes::default();
     for indices in pick.remaining.values() {
         if pending.is_empty() {
             break;
@@ -168,7 +174,7 @@ pub(super) async fn compact_bucket(
     // the output level is dropped; the others keep their first record, merged over the
     // inputs only.
     let (rewritten, merge_remaining) = match first_row {
-        true => (&input_keys - &shadowed, false),
+        true => (input_keys.difference(&shadowed).cloned().collect(), false),
         false => (input_keys, true),
     };
     let after = rewrite(
@@ -177,15 +183,32 @@ pub(super) async fn compact_bucket(
         split,
         (&pick, merge_remaining),
         &keys,
-        &rewritten,
+        Some(&rewritten),
     )
     .await?;
+    outcome(table, split, pick, after, marks).await
+}
+
+/// Key bytes (arrow-row encoded) of a bucket's records: one lookup per record read, so hashed
+/// with XxHash64 rather than SipHash.
+type KeyBytes =
+    std::collections::HashSet<Vec<u8>, std::hash::BuildHasherDefault<twox_hash::XxHash64>>;
+
+/// The compaction's result: the inputs retired, `after` written at the pick's level, the
+/// bucket's deletion vectors updated with `marks`.
+async fn outcome(
+    table: &Table,
+    split: &DataSplit,
+    pick: Pick,
+    after: Vec<DataFileMeta>,
+    marks: Vec<(String, u64)>,
+) -> Result<Option<LookupOutcome>> {
     let before: Vec<DataFileMeta> = pick
         .inputs
         .iter()
         .filter_map(|&i| split.files.get(i).cloned())
         .collect();
-    let dv_entry = match dv {
+    let dv_entry = match table.options().deletion_vectors_enabled {
         true => update_vectors(table, split, &before, marks).await?,
         false => None,
     };
@@ -234,7 +257,7 @@ impl KeySet {
         &self,
         batch: &RecordBatch,
         positions: &[usize],
-        set: &HashSet<Vec<u8>>,
+        set: &KeyBytes,
     ) -> Result<BooleanArray> {
         let cols: Vec<_> = positions
             .iter()
@@ -283,14 +306,15 @@ fn keyed_rows(
 }
 
 /// Merges the inputs' keys over the inputs and the remaining levels (lookup mode, deletion
-/// vectors applied) and writes them at the output level.
+/// vectors applied) and writes them at the output level; `input_keys` `None`: every merged
+/// key (the merge reads only the inputs).
 async fn rewrite(
     table: &Table,
     (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
     split: &DataSplit,
     (pick, merge_remaining): (&Pick, bool),
     keys: &KeySet,
-    input_keys: &HashSet<Vec<u8>>,
+    input_keys: Option<&KeyBytes>,
 ) -> Result<Vec<DataFileMeta>> {
     let mut chosen: Vec<usize> = pick.inputs.clone();
     if merge_remaining {
@@ -326,9 +350,11 @@ async fn rewrite(
     let mut writer = output_writer(spec, split, 0);
     let values_schema = crate::arrow::arrow_schema(&schema.fields)?;
     while let Some(batch) = batches.next().await {
-        let batch = batch?;
-        let mask = keys.mask(&batch, &key_positions, input_keys)?;
-        let batch = arrow_select::filter::filter_record_batch(&batch, &mask)?;
+        let mut batch = batch?;
+        if let Some(set) = input_keys {
+            let mask = keys.mask(&batch, &key_positions, set)?;
+            batch = arrow_select::filter::filter_record_batch(&batch, &mask)?;
+        }
         if batch.num_rows() == 0 {
             continue;
         }
