@@ -33,7 +33,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn summary(label: &str, mut times: Vec<Duration>, plan: &Plan) {
+/// Prints one line for `times` and returns their median.
+fn summary(label: &str, mut times: Vec<Duration>, plan: &Plan) -> Duration {
     times.sort();
     let median = times.get(times.len() / 2).copied().unwrap_or_default();
     let min = times.first().copied().unwrap_or_default();
@@ -52,6 +53,7 @@ fn summary(label: &str, mut times: Vec<Duration>, plan: &Plan) {
         m.cache_hits,
         m.cache_misses,
     );
+    median
 }
 
 async fn plan(
@@ -121,8 +123,12 @@ pub async fn run(args: Args) -> Result<()> {
         args.repeat
     );
     let none = || Error::internal("no plan");
-    summary("cold", cold, &cold_plan.ok_or_else(none)?);
-    summary("warm", warm.clone(), &warm_plan.ok_or_else(none)?);
+    let cold = summary("cold", cold, &cold_plan.ok_or_else(none)?);
+    let warm = summary("warm", warm, &warm_plan.ok_or_else(none)?);
     summary("full", full, &full_plan.ok_or_else(none)?);
+    println!(
+        "cold / warm (medians of this run): {:.1}x",
+        cold.as_secs_f64() / warm.as_secs_f64().max(1e-9)
+    );
     Ok(())
 }

@@ -61,6 +61,10 @@ pub struct BucketSelector {
     partition_free: bool,
     rows: FastHashMap<Vec<u8>, KeyRows>,
     buckets: HashMap<i32, FastHashMap<Vec<u8>, Selection>>,
+    /// The last answer of [`Self::select`] with its bucket count and partition bytes: a scan
+    /// asks for the entries of one partition and count in a row, and comparing a few bytes is
+    /// cheaper than two hash lookups.
+    last: Option<(i32, Vec<u8>, Selection)>,
 }
 
 impl BucketSelector {
@@ -121,6 +125,7 @@ impl BucketSelector {
             partition_free,
             rows: FastHashMap::default(),
             buckets: HashMap::new(),
+            last: None,
         }))
     }
 
@@ -171,15 +176,24 @@ impl BucketSelector {
             return None;
         }
         let part: &[u8] = if self.partition_free { &[] } else { partition };
-        if let Some(s) = self.buckets.get(&total_buckets).and_then(|m| m.get(part)) {
-            return s.clone();
+        if let Some((t, p, s)) = &self.last {
+            if *t == total_buckets && p == part {
+                return s.clone();
+            }
         }
-        let rows = self.key_rows(part, Some(values));
-        let selection = self.hash_rows(rows.as_ref().map(|r| r.as_slice()), total_buckets);
-        self.buckets
-            .entry(total_buckets)
-            .or_default()
-            .insert(part.to_vec(), selection.clone());
+        let selection = match self.buckets.get(&total_buckets).and_then(|m| m.get(part)) {
+            Some(s) => s.clone(),
+            None => {
+                let rows = self.key_rows(part, Some(values));
+                let selection = self.hash_rows(rows.as_ref().map(|r| r.as_slice()), total_buckets);
+                self.buckets
+                    .entry(total_buckets)
+                    .or_default()
+                    .insert(part.to_vec(), selection.clone());
+                selection
+            }
+        };
+        self.last = Some((total_buckets, part.to_vec(), selection.clone()));
         selection
     }
 

@@ -22,6 +22,8 @@ pub(crate) struct BucketPruner {
     selector: BucketSelector,
     current_schema_id: i64,
     compatible: HashMap<i64, bool>,
+    /// The last schema id checked and its answer (entries of one schema come in a row).
+    last_compatible: Option<(i64, bool)>,
 }
 
 impl BucketPruner {
@@ -39,6 +41,7 @@ impl BucketPruner {
                 selector,
                 current_schema_id: schema.id,
                 compatible: HashMap::from([(schema.id, true)]),
+                last_compatible: None,
             }),
             Ok(None) => None,
             Err(e) => {
@@ -75,8 +78,14 @@ impl BucketPruner {
     }
 
     async fn compatible(&mut self, schema_id: i64, sm: &SnapshotManager) -> bool {
-        if let Some(c) = self.compatible.get(&schema_id) {
-            return *c;
+        if let Some((id, c)) = self.last_compatible {
+            if id == schema_id {
+                return c;
+            }
+        }
+        if let Some(&c) = self.compatible.get(&schema_id) {
+            self.last_compatible = Some((schema_id, c));
+            return c;
         }
         // An unreadable schema keeps its files.
         let c = match sm.schema(schema_id).await {
@@ -87,6 +96,7 @@ impl BucketPruner {
             }
         };
         self.compatible.insert(schema_id, c);
+        self.last_compatible = Some((schema_id, c));
         c
     }
 }

@@ -13,11 +13,16 @@
 //! A hit needs the snapshot id **and** its delta manifest list name to match, so a rollback or a
 //! re-created table never serves stale entries. Each key keeps at most `max_snapshots`
 //! snapshots, the lowest ids evicted first. Clones share one map behind a mutex.
+//!
+//! Beside the entries, a cached snapshot keeps their decoded `_KEY_STATS` ([`KeyStatsMemo`]),
+//! each decoded at the first scan that needs it: a warm point lookup then only evaluates the
+//! key predicate on every entry of its bucket instead of decoding two binary rows per entry.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use super::file_stats::DecodedStats;
 use crate::spec::manifest::ManifestEntry;
 
 /// Identifies the cached candidates of one bucket of one table branch.
@@ -39,7 +44,66 @@ pub struct EntryCacheKey {
 struct CachedSnapshot {
     snapshot_id: i64,
     delta_manifest_list: String,
+    entries: CachedEntries,
+}
+
+/// The live entries cached for one snapshot of one bucket, with what scans derived from them.
+#[derive(Debug, Clone)]
+pub struct CachedEntries {
     entries: Arc<Vec<ManifestEntry>>,
+    key_stats: Arc<KeyStatsMemo>,
+}
+
+impl CachedEntries {
+    fn new(entries: Arc<Vec<ManifestEntry>>) -> Self {
+        CachedEntries {
+            entries,
+            key_stats: Arc::new(KeyStatsMemo::default()),
+        }
+    }
+
+    /// The netted live entries.
+    pub fn entries(&self) -> &Arc<Vec<ManifestEntry>> {
+        &self.entries
+    }
+
+    /// One slot per entry (same order) for its key stats as seen by the current schema
+    /// `schema_id`; the slots start empty and are reset when the current schema changes.
+    pub(crate) fn key_stats_slots(&self, schema_id: i64) -> KeyStatsSlots {
+        self.key_stats.slots(schema_id, self.entries.len())
+    }
+}
+
+/// One slot per cached entry for its decoded key stats, filled at first use.
+pub(crate) type KeyStatsSlots = Arc<[OnceLock<DecodedStats>]>;
+
+/// Decoded key stats of cached entries, for one current schema id at a time (key stats are
+/// mapped to the current schema's fields by id, so another schema needs fresh slots).
+#[derive(Default)]
+struct KeyStatsMemo(Mutex<Option<(i64, KeyStatsSlots)>>);
+
+impl fmt::Debug for KeyStatsMemo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KeyStatsMemo")
+    }
+}
+
+impl KeyStatsMemo {
+    fn slots(&self, schema_id: i64, len: usize) -> KeyStatsSlots {
+        // Each operation replaces or clones one value: a poisoned lock is still consistent.
+        let mut guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*guard {
+            Some((id, slots)) if *id == schema_id && slots.len() == len => slots.clone(),
+            _ => {
+                let slots: KeyStatsSlots = (0..len).map(|_| OnceLock::new()).collect();
+                *guard = Some((schema_id, slots.clone()));
+                slots
+            }
+        }
+    }
 }
 
 /// A cache shared by scans (`Clone` shares it); pass it with
@@ -78,7 +142,7 @@ impl ManifestEntryCache {
         key: &EntryCacheKey,
         snapshot_id: i64,
         delta_manifest_list: &str,
-    ) -> Option<Arc<Vec<ManifestEntry>>> {
+    ) -> Option<CachedEntries> {
         self.lock()
             .get(key)?
             .iter()
@@ -87,7 +151,7 @@ impl ManifestEntryCache {
     }
 
     /// Stores `entries` for `key` at `snapshot_id`, keeping the newest `max_snapshots`
-    /// snapshots of the key (0 stores nothing).
+    /// snapshots of the key (0 stores nothing), and returns them as cached.
     pub fn put(
         &self,
         key: EntryCacheKey,
@@ -95,9 +159,10 @@ impl ManifestEntryCache {
         delta_manifest_list: &str,
         entries: Arc<Vec<ManifestEntry>>,
         max_snapshots: usize,
-    ) {
+    ) -> CachedEntries {
+        let entries = CachedEntries::new(entries);
         if max_snapshots == 0 {
-            return;
+            return entries;
         }
         let mut map = self.lock();
         let list = map.entry(key).or_default();
@@ -105,11 +170,12 @@ impl ManifestEntryCache {
         list.push(CachedSnapshot {
             snapshot_id,
             delta_manifest_list: delta_manifest_list.to_string(),
-            entries,
+            entries: entries.clone(),
         });
         list.sort_by_key(|s| s.snapshot_id);
         let excess = list.len().saturating_sub(max_snapshots);
         list.drain(..excess);
+        entries
     }
 
     /// Snapshot ids cached for `key`, ascending.
@@ -180,5 +246,20 @@ mod tests {
         assert_eq!(c.len(), 1, "max 0 stores nothing");
         c.clear();
         assert!(shared.is_empty());
+    }
+
+    #[test]
+    fn key_stats_slots_are_shared_per_schema_and_reset_on_another() {
+        let c = ManifestEntryCache::new();
+        let stored = c.put(key(0), 1, "d1", Arc::new(vec![]), 2);
+        let hit = c.get(&key(0), 1, "d1").expect("hit");
+        assert!(Arc::ptr_eq(
+            &stored.key_stats_slots(0),
+            &hit.key_stats_slots(0)
+        ));
+        let s0 = hit.key_stats_slots(0);
+        let s1 = hit.key_stats_slots(1);
+        assert!(!Arc::ptr_eq(&s0, &s1), "another schema gets fresh slots");
+        assert!(Arc::ptr_eq(&s1, &stored.key_stats_slots(1)));
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod entry_merge;
 mod file_index;
 mod file_stats;
 pub(crate) mod global_index;
+mod live_filter;
 pub(crate) mod manifest_reader;
 mod metrics;
 mod plan;
@@ -19,7 +20,7 @@ mod split_generator;
 mod table_scan;
 
 pub use context::{IntoPredicate, ScanContext, ScanFilter, SnapshotSelector, TableScanBuilder};
-pub use entry_cache::{EntryCacheKey, ManifestEntryCache};
+pub use entry_cache::{CachedEntries, EntryCacheKey, ManifestEntryCache};
 pub use file_stats::{value_stats, DecodedStats};
 pub use metrics::{FileIndexMetrics, GlobalIndexMetrics, ScanMetrics};
 pub use plan::{DataSplit, DeletionFile, Plan, RowRanges, Split};

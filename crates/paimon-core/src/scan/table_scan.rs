@@ -14,7 +14,6 @@
 //! after the snapshot (a hit reads no manifest list), and the per-entry filters run on them.
 //! Every optimisation fails open.
 
-use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -24,9 +23,8 @@ use futures::{stream, StreamExt, TryStreamExt};
 
 use super::bucket_pruner::BucketPruner;
 use super::context::{ReadSpec, ScanContext, SnapshotSelector};
-use super::entry_cache::{EntryCacheKey, ManifestEntryCache};
+use super::entry_cache::{CachedEntries, EntryCacheKey, ManifestEntryCache};
 use super::entry_merge::EntryMerger;
-use super::file_index;
 use super::file_stats;
 use super::global_index;
 use super::manifest_reader::{EntryFilter, ManifestReader};
@@ -60,24 +58,27 @@ pub struct TableScan {
 
 /// Decoded partition facts, cached per partition bytes.
 #[derive(Debug, Clone)]
-struct PartitionInfo {
+pub(super) struct PartitionInfo {
     keep: bool,
-    values: Vec<Option<Datum>>,
+    pub(super) values: Vec<Option<Datum>>,
 }
 
-/// Per-scan state built once.
-struct Planner<'a> {
-    ctx: &'a ScanContext,
+/// Per-scan state built once (its live-entry filters are in `live_filter.rs`).
+pub(super) struct Planner<'a> {
+    pub(super) ctx: &'a ScanContext,
     partition_fields: Vec<DataField>,
     /// Conjuncts of the predicate (and partition filter) that only touch partition columns.
     partition_pred: Option<BoundPredicate>,
-    partitions: FastHashMap<Vec<u8>, PartitionInfo>,
+    partitions: FastHashMap<Vec<u8>, Arc<PartitionInfo>>,
+    /// The bytes and facts of the partition [`Self::partition`] returned last.
+    last_key: Vec<u8>,
+    last_partition: Option<Arc<PartitionInfo>>,
     /// The trimmed primary-key fields of each file schema id (`None`: the schema lacks one),
     /// for key-stats pruning without re-deriving them per file.
-    key_fields: HashMap<i64, Option<Arc<Vec<DataField>>>>,
+    pub(super) key_fields: HashMap<i64, Option<Arc<Vec<DataField>>>>,
     /// Inferred bucket pruning, when the predicate pins every bucket key.
-    bucket_pruner: Option<BucketPruner>,
-    metrics: ScanMetrics,
+    pub(super) bucket_pruner: Option<BucketPruner>,
+    pub(super) metrics: ScanMetrics,
 }
 
 impl TableScan {
@@ -230,6 +231,8 @@ impl<'a> Planner<'a> {
             partition_fields,
             partition_pred,
             partitions: FastHashMap::default(),
+            last_key: Vec::new(),
+            last_partition: None,
             key_fields: HashMap::new(),
             bucket_pruner,
             metrics: ScanMetrics {
@@ -263,32 +266,49 @@ impl<'a> Planner<'a> {
         true
     }
 
-    fn partition(&mut self, bytes: &[u8]) -> Result<&PartitionInfo> {
-        if !self.partitions.contains_key(bytes) {
-            let types: Vec<_> = self
-                .partition_fields
-                .iter()
-                .map(|f| f.data_type.clone())
-                .collect();
-            let values = BinaryRow::from_serialized(bytes)
-                .and_then(|r| r.decode(&types))
-                .map_err(|e| e.with_context("structure", "manifest entry _PARTITION"))?;
-            let keep = match &self.partition_pred {
-                None => true,
-                Some(p) => {
-                    eval_partition(p, &self.partition_fields, &values)? != Prune::CannotMatch
-                }
-            };
-            self.partitions
-                .insert(bytes.to_vec(), PartitionInfo { keep, values });
+    /// The decoded facts of partition `bytes`, decoded once per scan. The last partition
+    /// asked for is checked first by comparing bytes: entries come grouped by partition (an
+    /// unpartitioned table has one), and a comparison of a few bytes is cheaper than hashing.
+    pub(super) fn partition(&mut self, bytes: &[u8]) -> Result<Arc<PartitionInfo>> {
+        if let Some(info) = self
+            .last_partition
+            .as_ref()
+            .filter(|_| self.last_key == bytes)
+        {
+            return Ok(info.clone());
         }
-        self.partitions
-            .get(bytes)
-            .ok_or_else(|| Error::internal("partition cache miss after insert"))
+        let info = match self.partitions.get(bytes) {
+            Some(info) => info.clone(),
+            None => {
+                let info = Arc::new(self.decode_partition(bytes)?);
+                self.partitions.insert(bytes.to_vec(), info.clone());
+                info
+            }
+        };
+        self.last_key.clear();
+        self.last_key.extend_from_slice(bytes);
+        self.last_partition = Some(info.clone());
+        Ok(info)
+    }
+
+    fn decode_partition(&self, bytes: &[u8]) -> Result<PartitionInfo> {
+        let types: Vec<_> = self
+            .partition_fields
+            .iter()
+            .map(|f| f.data_type.clone())
+            .collect();
+        let values = BinaryRow::from_serialized(bytes)
+            .and_then(|r| r.decode(&types))
+            .map_err(|e| e.with_context("structure", "manifest entry _PARTITION"))?;
+        let keep = match &self.partition_pred {
+            None => true,
+            Some(p) => eval_partition(p, &self.partition_fields, &values)? != Prune::CannotMatch,
+        };
+        Ok(PartitionInfo { keep, values })
     }
 
     /// Entry filters that hold for an ADD and its DELETE alike.
-    fn keep_entry(&mut self, e: &ManifestEntry) -> Result<bool> {
+    pub(super) fn keep_entry(&mut self, e: &ManifestEntry) -> Result<bool> {
         if !self.partition(&e.partition)?.keep {
             self.metrics.files_skipped_by_partition += 1;
             return Ok(false);
@@ -358,136 +378,6 @@ impl<'a> Planner<'a> {
         }))
     }
 
-    fn skip_level0(&self) -> bool {
-        self.ctx.table.schema().has_primary_key()
-            && self.ctx.table.options().batch_scan_skip_level0()
-    }
-
-    async fn filter_live<E: Borrow<ManifestEntry>>(&mut self, live: Vec<E>) -> Result<Vec<E>> {
-        let schema = self.ctx.table.schema().clone();
-        let skip_level0 = self.skip_level0();
-        let stats_pred = match &self.ctx.predicate {
-            Some(p) if !schema.has_primary_key() => Some(p.clone()),
-            _ => None,
-        };
-        let key_pred = self.key_stats_predicate();
-        let index_pred = self.file_index_predicate();
-        let sm = self.ctx.table.snapshot_manager().clone();
-        let mut out = Vec::with_capacity(live.len());
-        for item in live {
-            let e: &ManifestEntry = item.borrow();
-            // Postpone-bucket files (bucket -2) wait for a postpone compaction: Java's batch
-            // scan reads real buckets only (`AbstractBatchTableScan` → `onlyReadRealBuckets`,
-            // also with `postpone.merge-on-read`, which engines implement by routing the rows
-            // themselves); their rows are unsorted, so no merge could read them anyway.
-            if (skip_level0 && e.file.level == 0) || e.bucket < 0 {
-                self.metrics.files_skipped_by_level += 1;
-                continue;
-            }
-            if !self.keep_inferred_bucket(e).await? {
-                self.metrics.files_skipped_by_bucket += 1;
-                continue;
-            }
-            if let Some(pred) = &stats_pred {
-                let file_schema = sm.schema(e.file.schema_id).await?;
-                let stats = file_stats::for_data_file(&e.file, &file_schema.fields, &schema.fields);
-                // Pruning fails open: an evaluation error keeps the file.
-                if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
-                    self.metrics.files_skipped_by_stats += 1;
-                    continue;
-                }
-            }
-            if let Some(pred) = &key_pred {
-                let keys = match self.key_fields.get(&e.file.schema_id) {
-                    Some(k) => k.clone(),
-                    None => {
-                        let file_schema = sm.schema(e.file.schema_id).await?;
-                        let k = file_stats::key_fields(&file_schema).map(Arc::new);
-                        self.key_fields.insert(e.file.schema_id, k.clone());
-                        k
-                    }
-                };
-                let stats = file_stats::for_key_stats(
-                    &e.file,
-                    keys.as_ref().map(|k| k.as_slice()),
-                    &schema.fields,
-                );
-                // A file whose key range excludes every matching key holds no version of any
-                // matching key (Java `KeyValueFileStoreScan` key filter); fails open.
-                if matches!(eval_stats(pred, &stats), Ok(Prune::CannotMatch)) {
-                    self.metrics.files_skipped_by_stats += 1;
-                    continue;
-                }
-            }
-            if let (Some(pred), Some(_)) = (&index_pred, &e.file.embedded_index) {
-                let file_schema = sm.schema(e.file.schema_id).await?;
-                let m = &mut self.metrics.file_index;
-                if !file_index::keep_by_embedded_index(&e.file, pred, &file_schema.fields, m) {
-                    continue;
-                }
-            }
-            out.push(item);
-        }
-        Ok(out)
-    }
-
-    /// The conjuncts of the predicate on trimmed primary-key columns only, for a primary-key
-    /// table: evaluated on each file's key stats (every version of a key lies in a file whose
-    /// key range holds it, so pruning by key never changes a merge's result).
-    fn key_stats_predicate(&self) -> Option<BoundPredicate> {
-        let schema = self.ctx.table.schema();
-        if !schema.has_primary_key() {
-            return None;
-        }
-        let keys: std::collections::BTreeSet<i32> = schema
-            .fields_of(&schema.trimmed_primary_keys())
-            .ok()?
-            .iter()
-            .map(|f| f.id)
-            .collect();
-        let conjuncts = self
-            .ctx
-            .predicate
-            .iter()
-            .flat_map(BoundPredicate::split_and)
-            .filter(|c| c.references_only(&keys));
-        match BoundPredicate::and_all(conjuncts) {
-            BoundPredicate::AlwaysTrue => None,
-            p => Some(p),
-        }
-    }
-
-    /// The predicate embedded file indexes are evaluated with, if any: append tables whenever
-    /// `file-index.read.enabled`; primary-key tables only with deletion vectors and a batch scan
-    /// that skips level 0 (one live row per key among the files read, as Java requires).
-    fn file_index_predicate(&self) -> Option<BoundPredicate> {
-        let o = self.ctx.table.options();
-        let pk = self.ctx.table.schema().has_primary_key();
-        if !o.file_index_read_enabled || (pk && !(o.deletion_vectors_enabled && self.skip_level0()))
-        {
-            return None;
-        }
-        self.ctx.predicate.clone()
-    }
-
-    /// Inferred bucket pruning of one live entry (kept when no pruner applies).
-    async fn keep_inferred_bucket(&mut self, e: &ManifestEntry) -> Result<bool> {
-        if self.bucket_pruner.is_none() {
-            return Ok(true);
-        }
-        self.partition(&e.partition)?;
-        let values = self
-            .partitions
-            .get(&e.partition)
-            .map(|p| p.values.as_slice());
-        let (Some(pruner), Some(values)) = (self.bucket_pruner.as_mut(), values) else {
-            return Ok(true);
-        };
-        Ok(pruner
-            .keep(e, values, self.ctx.table.snapshot_manager())
-            .await)
-    }
-
     /// The live-entry cache and key of this scan, when the cache is enabled and the scan reads
     /// one bucket: the explicit one, or the single bucket inferred for every partition at the
     /// current bucket count.
@@ -532,7 +422,7 @@ impl<'a> Planner<'a> {
         metas: Vec<ManifestFileMeta>,
         cache: &ManifestEntryCache,
         key: EntryCacheKey,
-    ) -> Result<Arc<Vec<ManifestEntry>>> {
+    ) -> Result<CachedEntries> {
         let delta = &snapshot.delta_manifest_list;
         self.metrics.cache_misses += 1;
         let b = key.bucket;
@@ -584,28 +474,12 @@ impl<'a> Planner<'a> {
                 .collect(),
         };
         self.count_decode_skips(&skipped);
-        let live = Arc::new(live);
         let max = self
             .ctx
             .table
             .options()
             .scan_manifest_entry_cache_max_snapshots;
-        cache.put(key, snapshot.id, delta, live.clone(), max);
-        Ok(live)
-    }
-
-    /// The per-entry request filters on cached live entries, then the live-entry filters;
-    /// only the entries left are cloned (a point lookup keeps one file of a bucket's many).
-    async fn filter_entries(&mut self, entries: &[ManifestEntry]) -> Result<Vec<ManifestEntry>> {
-        let mut kept = Vec::new();
-        for e in entries {
-            if self.keep_entry(e)? {
-                kept.push(e);
-            }
-        }
-        self.metrics.live_files = kept.len() as u64;
-        let left = self.filter_live(kept).await?;
-        Ok(left.into_iter().cloned().collect())
+        Ok(cache.put(key, snapshot.id, delta, Arc::new(live), max))
     }
 
     /// The location of an index file (Java `IndexPathFactory#toPath`): `_EXTERNAL_PATH` when

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use futures::TryStreamExt;
+use paimon_core::scan::ManifestEntryCache;
 use paimon_core::spec::binary_row::BinaryRow;
 use paimon_core::spec::datum::Datum;
 use paimon_core::spec::types::{DataType, TypeKind};
-use paimon_core::{ErrorKind, RowKind};
+use paimon_core::{ErrorKind, RowKind, SchemaChange, Table};
 use serde_json::{json, Value};
 
 use crate::write::{batch, create_table, read_sorted, render_sorted, save_expected, write_commit};
@@ -628,4 +629,73 @@ async fn key_stats_prune_files_without_the_key() {
     let (skipped, rows) = query("id >= 25 OR id < 2").await;
     assert_eq!(skipped, 2, "only [0, 9] and [20, 29] can match");
     assert_eq!(rows.len(), 7);
+}
+
+/// The live-entry cache keeps each entry's decoded key stats beside it: warm plans of several
+/// key predicates (an explicit bucket, so every one of them uses the cache) prune exactly the
+/// files uncached plans prune, also after a schema change that the cached entries predate.
+#[tokio::test]
+async fn cached_key_stats_prune_like_uncached_plans() {
+    let t = create_table(
+        "pk_key_stats_cached",
+        &[("id", "INT NOT NULL"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("bucket", "1")],
+    )
+    .await;
+    for lo in [0, 10, 20] {
+        let rows: Vec<Value> = (lo..lo + 10)
+            .map(|i| json!({"id": i, "v": format!("v{i}")}))
+            .collect();
+        write_commit(&t, &[batch(&t, &rows)]).await;
+    }
+    write_commit(&t, &[batch(&t, &[json!({"id": 15, "v": "updated"})])]).await;
+    let altered = t
+        .alter(&[SchemaChange::add_column(
+            "w",
+            paimon_core::spec::type_text::parse_type("INT").unwrap(),
+        )])
+        .await
+        .unwrap();
+    assert_ne!(altered.schema().id, t.schema().id);
+    let cache = ManifestEntryCache::new();
+    let plan = |table: &Table, filter: &'static str, cached: bool| {
+        let mut b = table
+            .scan()
+            .with_filter(filter)
+            .unwrap()
+            .with_bucket_filter(0);
+        if cached {
+            b = b
+                .with_entry_cache(cache.clone())
+                .with_option("scan.manifest-entry-cache.max-snapshots", "2");
+        }
+        async move { b.build().unwrap().plan().await.unwrap() }
+    };
+    let filters = [
+        "id = 15",
+        "id = 3",
+        "id >= 25 OR id < 2",
+        "id = 99",
+        "v = 'v3'",
+    ];
+    let (mut hits, mut pruned) = (0, 0);
+    for table in [&t, &altered] {
+        for filter in filters {
+            let cold = plan(table, filter, false).await;
+            let warm = plan(table, filter, true).await;
+            assert_eq!(warm.splits, cold.splits, "{filter}");
+            let skipped = warm.metrics.files_skipped_by_stats;
+            assert_eq!(skipped, cold.metrics.files_skipped_by_stats, "{filter}");
+            hits += warm.metrics.cache_hits;
+            pruned += skipped;
+        }
+    }
+    assert_eq!(
+        hits,
+        2 * filters.len() as u64 - 1,
+        "every warm plan but the first hits"
+    );
+    assert!(pruned >= 12, "key stats pruned {pruned} files");
 }
