@@ -66,22 +66,27 @@ pub(crate) async fn flush_writers<K: Send + 'static>(
         Ok(h) if parallelism > 1 && writers.len() > 1 => h,
         _ => return sequential(writers, job).await,
     };
-    let tasks = writers.into_iter().map(|(key, mut writer)| {
-        let handle = handle.clone();
-        let task = tokio::task::spawn_blocking(move || {
-            let result = handle.block_on(writer.run(job));
-            (writer, result)
+    let tasks = writers
+        .into_iter()
+        .enumerate()
+        .map(|(i, (key, mut writer))| {
+            let handle = handle.clone();
+            let task = tokio::task::spawn_blocking(move || {
+                let result = handle.block_on(writer.run(job));
+                (writer, result)
+            });
+            async move { (i, key, task.await) }
         });
-        async move { (key, task.await) }
-    });
-    // Every task has finished when `collect` returns (none is left running on an error).
-    let joined: Vec<_> = futures::stream::iter(tasks)
-        .buffered(parallelism)
+    // Unordered, so a long flush does not hold back the next start; every task has finished
+    // when `collect` returns (none is left running on an error).
+    let mut joined: Vec<_> = futures::stream::iter(tasks)
+        .buffer_unordered(parallelism)
         .collect()
         .await;
+    joined.sort_by_key(|(i, _, _)| *i);
     joined
         .into_iter()
-        .map(|(key, joined)| match joined {
+        .map(|(_, key, joined)| match joined {
             Ok((writer, result)) => (key, Some(writer), result),
             Err(e) if e.is_panic() => resume_unwind(e.into_panic()),
             Err(e) => (
