@@ -55,6 +55,25 @@ impl KvWriter {
     }
 }
 
+/// The buffers Java's memory pool frees when `sizes` (bytes per writer, in key order) reach
+/// `limit`: the largest (the first of equal ones), then the next largest, while the total is
+/// still at least `limit` and the buffer is not empty. Freeing empties a buffer and changes no
+/// other, so these are exactly the writers the one-at-a-time loop would flush, in its order.
+pub(crate) fn buffers_to_free<K>(mut sizes: Vec<(K, usize)>, limit: usize) -> Vec<K> {
+    let mut total: usize = sizes.iter().map(|(_, b)| b).sum();
+    // Stable: of equal buffers the first in key order goes first.
+    sizes.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let mut chosen = Vec::new();
+    for (key, bytes) in sizes {
+        if total < limit || bytes == 0 {
+            break;
+        }
+        total -= bytes;
+        chosen.push(key);
+    }
+    chosen
+}
+
 /// Runs `job` on every writer, up to `parallelism` at once; outcomes in input order. A panic
 /// in a flush is resumed on the caller.
 pub(crate) async fn flush_writers<K: Send + 'static>(
@@ -114,4 +133,53 @@ async fn sequential<K>(writers: Vec<(K, KvWriter)>, job: FlushJob) -> Vec<Flushe
         out.push((key, Some(writer), result));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pool's loop: free the first largest buffer while the total reaches the limit.
+    fn one_at_a_time(mut sizes: Vec<usize>, limit: usize) -> Vec<usize> {
+        let mut freed = Vec::new();
+        loop {
+            let total: usize = sizes.iter().sum();
+            let mut largest: Option<(usize, usize)> = None;
+            for (i, &b) in sizes.iter().enumerate() {
+                if largest.is_none_or(|(_, l)| b > l) {
+                    largest = Some((i, b));
+                }
+            }
+            match largest {
+                Some((i, b)) if total >= limit && b > 0 => {
+                    freed.push(i);
+                    sizes[i] = 0;
+                }
+                _ => return freed,
+            }
+        }
+    }
+
+    #[test]
+    fn the_buffers_freed_together_are_the_loops() {
+        let mut state = 0x2545_f491_u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % m
+        };
+        for _ in 0..2000 {
+            let n = next(9) as usize;
+            // Few distinct sizes, so ties and empty buffers are common.
+            let sizes: Vec<usize> = (0..n).map(|_| next(5) as usize * 10).collect();
+            let limit = next(200) as usize;
+            let keyed: Vec<(usize, usize)> = sizes.iter().copied().enumerate().collect();
+            assert_eq!(
+                buffers_to_free(keyed, limit),
+                one_at_a_time(sizes.clone(), limit),
+                "{sizes:?} limit {limit}"
+            );
+        }
+    }
 }

@@ -17,7 +17,7 @@ use super::file_writer::{FileSeries, FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
 use super::kv_merge::BufferMerge;
 use super::kv_writer::KvWriter;
-use super::parallel_flush::{default_parallelism, flush_writers, FlushJob};
+use super::parallel_flush::{buffers_to_free, default_parallelism, flush_writers, FlushJob};
 use super::parquet::parquet_schema;
 use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
@@ -350,7 +350,7 @@ impl TableWrite {
     async fn free_memory(&mut self) -> Result<()> {
         let limit =
             usize::try_from(self.table.options().write_buffer_size.bytes()).unwrap_or(usize::MAX);
-        let mut sizes: Vec<(BucketKey, usize)> = self
+        let sizes: Vec<(BucketKey, usize)> = self
             .writers
             .iter()
             .filter_map(|(key, w)| match w {
@@ -358,17 +358,7 @@ impl TableWrite {
                 _ => None,
             })
             .collect();
-        let mut total: usize = sizes.iter().map(|(_, b)| b).sum();
-        // Stable: of equal buffers the first in key order goes first, as in Java's pool.
-        sizes.sort_by_key(|s| std::cmp::Reverse(s.1));
-        let mut chosen = Vec::new();
-        for (key, bytes) in sizes {
-            if total < limit || bytes == 0 {
-                break;
-            }
-            total -= bytes;
-            chosen.push(key);
-        }
+        let chosen = buffers_to_free(sizes, limit);
         if chosen.is_empty() {
             return Ok(());
         }
