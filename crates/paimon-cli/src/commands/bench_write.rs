@@ -64,6 +64,9 @@ pub struct Args {
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE",
           value_parser = crate::args::parse_key_value)]
     options: Vec<(String, String)>,
+    /// Primary-key buckets flushed at once (default: the available cores; 1: sequential).
+    #[arg(long)]
+    flush_parallelism: Option<usize>,
 }
 
 fn arrow_schema() -> SchemaRef {
@@ -193,7 +196,11 @@ async fn write_commit(
         _ => ((args.rows as f64) * args.updates.clamp(0.0, 1.0)) as u64,
     };
     let started = Instant::now();
-    let mut write = table.new_write().with_commit_user("bench-write").build()?;
+    let mut builder = table.new_write().with_commit_user("bench-write");
+    if let Some(n) = args.flush_parallelism {
+        builder = builder.with_flush_parallelism(n);
+    }
+    let mut write = builder.build()?;
     let mut written = 0;
     for i in 0..batches(args) {
         if written >= limit {

@@ -14,6 +14,7 @@ pub struct WriteBuilder {
     commit_user: Option<String>,
     options: HashMap<String, String>,
     spill_dir: Option<PathBuf>,
+    flush_parallelism: Option<usize>,
 }
 
 impl WriteBuilder {
@@ -24,6 +25,7 @@ impl WriteBuilder {
             commit_user: None,
             options: HashMap::new(),
             spill_dir: None,
+            flush_parallelism: None,
         }
     }
 
@@ -49,6 +51,16 @@ impl WriteBuilder {
         self
     }
 
+    /// How many primary-key buckets sort, merge, encode and write their files at once when
+    /// [`TableWrite::prepare_commit`] flushes them or a full write buffer frees memory
+    /// (default: the available cores; 1: one bucket after another). The files, their rows and
+    /// sequence numbers and the commit messages are the same for every value; memory beyond
+    /// `write-buffer-size` grows by at most this many buckets' sort copies.
+    pub fn with_flush_parallelism(mut self, n: usize) -> Self {
+        self.flush_parallelism = Some(n);
+        self
+    }
+
     /// Validates the table and options (unsupported layouts fail here) and returns the writer.
     pub fn build(self) -> Result<TableWrite> {
         let table = match self.options.is_empty() {
@@ -58,6 +70,10 @@ impl WriteBuilder {
         let user = self
             .commit_user
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        TableWrite::new(table, user, self.spill_dir)
+        let mut write = TableWrite::new(table, user, self.spill_dir)?;
+        if let Some(n) = self.flush_parallelism {
+            write.set_flush_parallelism(n);
+        }
+        Ok(write)
     }
 }

@@ -1,5 +1,7 @@
 //! [`RollingWriter`]: the data files (Parquet, ORC or Avro) of one (partition, bucket) writer (Java
-//! `RollingFileWriterImpl` over `RowDataFileWriter` / `KeyValueDataFileWriter`).
+//! `RollingFileWriterImpl` over `RowDataFileWriter` / `KeyValueDataFileWriter`); its
+//! [`FileSeries`] (names, closed files) without an open file is what primary-key writers keep
+//! between flushes, so they can flush on another thread (`parallel_flush`).
 //!
 //! Files are named `<data-file.prefix><uuid>-<n>.<format>` with one UUID per writer and a
 //! counter that continues across flushes (Java `DataFilePathFactory`), created lazily on the
@@ -118,8 +120,8 @@ impl FormatWriter {
     }
 }
 
-/// A file being written.
-struct OpenFile {
+/// A file being written (its format writer may not be `Send`).
+pub(crate) struct OpenFile {
     name: String,
     writer: FormatWriter,
     rows: i64,
@@ -133,27 +135,28 @@ struct OpenFile {
     index: Option<FileIndexWriter>,
 }
 
-/// The rolling data files of one (partition, bucket).
-pub(crate) struct RollingWriter {
+/// The files of one (partition, bucket) writer between files: name counter, closed files and
+/// the append sequence numbers. It holds no format writer, so it is `Send` whatever the
+/// format (orc-rust's writer is not): a primary-key bucket's flush opens its files as locals
+/// ([`FileSeries::write_into`]) and can run on another thread.
+pub(crate) struct FileSeries {
     spec: Arc<FileSpec>,
     dir: String,
     uuid: String,
     counter: u64,
-    current: Option<OpenFile>,
     done: Vec<DataFileMeta>,
     /// Next sequence number of an append writer (one per row, arrival order).
     next_seq: i64,
 }
 
-impl RollingWriter {
-    /// A writer into bucket directory `dir`; append rows are numbered from `next_seq`.
+impl FileSeries {
+    /// The files of bucket directory `dir`; append rows are numbered from `next_seq`.
     pub(crate) fn new(spec: Arc<FileSpec>, dir: String, next_seq: i64) -> Self {
-        RollingWriter {
+        FileSeries {
             spec,
             dir,
             uuid: uuid::Uuid::new_v4().to_string(),
             counter: 0,
-            current: None,
             done: Vec::new(),
             next_seq,
         }
@@ -209,14 +212,19 @@ impl RollingWriter {
         })
     }
 
-    /// Writes `batch` (rows in file order), rolling at the target size.
-    pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    /// Writes `batch` (rows in file order) into `current` (opened when `None`), rolling at
+    /// the target size.
+    pub(crate) async fn write_into(
+        &mut self,
+        current: &mut Option<OpenFile>,
+        batch: &RecordBatch,
+    ) -> Result<()> {
         let mut offset = 0;
         while offset < batch.num_rows() {
             let len = ROLL_CHECK_ROWS.min(batch.num_rows() - offset);
             let slice = batch.slice(offset, len);
             offset += len;
-            let mut file = match self.current.take() {
+            let mut file = match current.take() {
                 Some(f) => f,
                 None => self.open()?,
             };
@@ -224,7 +232,7 @@ impl RollingWriter {
             if file.writer.estimated_size() >= self.spec.target_size {
                 self.close(file).await?;
             } else {
-                self.current = Some(file);
+                *current = Some(file);
             }
         }
         Ok(())
@@ -336,18 +344,50 @@ impl RollingWriter {
         Ok((vec![name], None))
     }
 
-    /// Closes the open file (the next row starts a new one).
-    pub(crate) async fn close_current(&mut self) -> Result<()> {
-        if let Some(file) = self.current.take() {
+    /// Closes `current` if a file is open (the next row starts a new one).
+    pub(crate) async fn close_open(&mut self, current: &mut Option<OpenFile>) -> Result<()> {
+        if let Some(file) = current.take() {
             self.close(file).await?;
         }
         Ok(())
     }
 
+    /// Every file closed since the last call.
+    pub(crate) fn take_done(&mut self) -> Vec<DataFileMeta> {
+        std::mem::take(&mut self.done)
+    }
+}
+
+/// The rolling data files of one (partition, bucket) whose open file lives across writes
+/// (append and postpone-bucket writers, compaction outputs).
+pub(crate) struct RollingWriter {
+    files: FileSeries,
+    current: Option<OpenFile>,
+}
+
+impl RollingWriter {
+    /// A writer into bucket directory `dir`; append rows are numbered from `next_seq`.
+    pub(crate) fn new(spec: Arc<FileSpec>, dir: String, next_seq: i64) -> Self {
+        RollingWriter {
+            files: FileSeries::new(spec, dir, next_seq),
+            current: None,
+        }
+    }
+
+    /// Writes `batch` (rows in file order), rolling at the target size.
+    pub(crate) async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.files.write_into(&mut self.current, batch).await
+    }
+
+    /// Closes the open file (the next row starts a new one).
+    pub(crate) async fn close_current(&mut self) -> Result<()> {
+        self.files.close_open(&mut self.current).await
+    }
+
     /// Closes the open file and returns every file written since the last call.
     pub(crate) async fn flush(&mut self) -> Result<Vec<DataFileMeta>> {
         self.close_current().await?;
-        Ok(std::mem::take(&mut self.done))
+        Ok(self.files.take_done())
     }
 }
 

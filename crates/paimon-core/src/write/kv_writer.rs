@@ -20,7 +20,7 @@ use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch};
 use arrow_select::concat::concat_batches;
 
-use super::file_writer::RollingWriter;
+use super::file_writer::{FileSeries, OpenFile};
 use super::kv_layout::KvLayout;
 use super::kv_merge::{memory_streams, BufferMerge};
 use super::spill::SpillFiles;
@@ -32,7 +32,7 @@ use crate::{Error, Result};
 pub(crate) struct KvWriter {
     layout: Arc<KvLayout>,
     merge: Arc<BufferMerge>,
-    files: RollingWriter,
+    files: FileSeries,
     next_seq: i64,
     /// Buffered rows: table columns, `_SEQUENCE_NUMBER`, `_VALUE_KIND`.
     buffer: Vec<RecordBatch>,
@@ -48,7 +48,7 @@ impl KvWriter {
     pub(crate) fn new(
         layout: Arc<KvLayout>,
         merge: Arc<BufferMerge>,
-        files: RollingWriter,
+        files: FileSeries,
         next_seq: i64,
         spill: Option<SpillFiles>,
         options: WriteBufferOptions,
@@ -126,25 +126,31 @@ impl KvWriter {
     }
 
     async fn merge_and_write(&mut self, runs: Vec<RecordBatch>) -> Result<()> {
+        // The open file is a local: every flush is its own sorted run (its files never take
+        // rows of a later flush), and no format writer outlives the flush.
+        let mut current = None;
         let spilled = self.spill.as_ref().filter(|s| !s.is_empty());
         if spilled.is_none() && self.merge.is_final(&runs) {
             for run in &runs {
-                self.write_merged(run).await?;
+                self.write_merged(&mut current, run).await?;
             }
         } else {
             let mut streams = spilled.map(SpillFiles::streams).unwrap_or_default();
             streams.extend(memory_streams(runs));
             let mut merge = self.merge.merge(streams)?;
             while let Some(b) = merge.next_batch().await? {
-                self.write_merged(&b).await?;
+                self.write_merged(&mut current, &b).await?;
             }
         }
-        // Every flush is its own sorted run: its files never take rows of a later flush.
-        self.files.close_current().await
+        self.files.close_open(&mut current).await
     }
 
     /// Writes merged rows (table columns, `_SEQUENCE_NUMBER`, `_VALUE_KIND`) in file layout.
-    async fn write_merged(&mut self, merged: &RecordBatch) -> Result<()> {
+    async fn write_merged(
+        &mut self,
+        current: &mut Option<OpenFile>,
+        merged: &RecordBatch,
+    ) -> Result<()> {
         let n = self.merge.table_columns();
         let column = |c: usize| -> Result<&ArrayRef> {
             merged
@@ -162,13 +168,16 @@ impl KvWriter {
             .clone();
         let values = merged.project(&(0..n).collect::<Vec<_>>())?;
         let batch = self.layout.file_batch(&values, seqs, kinds)?;
-        self.files.write(&batch).await
+        self.files.write_into(current, &batch).await
     }
 
-    /// Drops the buffered and spilled rows (after a failed flush), removing the spill files.
+    /// Drops the buffered and spilled rows (after a failed flush), removing the spill files,
+    /// and forgets the files written since the last commit (they stay on storage, uncommitted:
+    /// the caller writes those rows again, so a later commit must not list them).
     pub(crate) fn discard(&mut self) {
         self.buffer.clear();
         self.buffered_bytes = 0;
+        self.files.take_done();
         if let Some(s) = &mut self.spill {
             // Best effort: the error is the flush error the caller already gets.
             let _ = s.clear();
@@ -183,6 +192,6 @@ impl KvWriter {
         if !runs.is_empty() || spilled {
             self.write_runs(runs).await?;
         }
-        self.files.flush().await
+        Ok(self.files.take_done())
     }
 }

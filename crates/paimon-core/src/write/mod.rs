@@ -40,6 +40,7 @@ pub(crate) mod kv_layout;
 mod kv_merge;
 mod kv_writer;
 mod orc;
+mod parallel_flush;
 mod parquet;
 mod postpone;
 mod restore;

@@ -13,10 +13,11 @@ use super::conform::conform;
 use super::cross_partition::CrossPartition;
 use super::dynamic_bucket::DynamicBuckets;
 use super::file_index::IndexPlan;
-use super::file_writer::{FileSpec, RollingWriter};
+use super::file_writer::{FileSeries, FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
 use super::kv_merge::BufferMerge;
 use super::kv_writer::KvWriter;
+use super::parallel_flush::{buffers_to_free, default_parallelism, flush_writers, FlushJob};
 use super::parquet::parquet_schema;
 use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
@@ -29,6 +30,7 @@ use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::compact::on_write::CompactOnWrite;
+use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::{BucketMode, FileFormat};
 use crate::{Error, Result};
 
@@ -64,7 +66,7 @@ pub struct TableWrite {
     postpone_spec: Option<Arc<FileSpec>>,
     kv: Option<Arc<KvLayout>>,
     merge: Option<Arc<BufferMerge>>,
-    writers: BTreeMap<(Vec<u8>, i32), BucketWriter>,
+    writers: BTreeMap<BucketKey, BucketWriter>,
     restored: Option<NextSequence>,
     /// Bucket assignment and `HASH` index of dynamic-bucket primary-key tables.
     dynamic: Option<DynamicBuckets>,
@@ -78,7 +80,16 @@ pub struct TableWrite {
     bucket_dirs: BTreeMap<(Vec<u8>, i32), String>,
     /// Compaction at `prepare_commit` unless `write-only` ([`crate::compact::on_write`]).
     compaction: CompactOnWrite,
+    /// Primary-key bucket flushes run at once (`parallel_flush`; 1: one after another).
+    flush_parallelism: usize,
+    /// Set while bucket writers are out of `writers` for a flush; still set afterwards only
+    /// when that flush never finished (its future dropped, or a task cancelled): the writer's
+    /// sequence numbers are then unknown and every later call fails.
+    flushing: bool,
 }
+
+/// Bucket writer key: (serialized partition, bucket).
+type BucketKey = (Vec<u8>, i32);
 
 impl std::fmt::Debug for TableWrite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -222,7 +233,14 @@ impl TableWrite {
             kind_filter,
             bucket_dirs: BTreeMap::new(),
             compaction: CompactOnWrite::default(),
+            flush_parallelism: default_parallelism(),
+            flushing: false,
         })
+    }
+
+    /// How many primary-key buckets flush at once (see [`WriteBuilder::with_flush_parallelism`](super::WriteBuilder::with_flush_parallelism)).
+    pub(crate) fn set_flush_parallelism(&mut self, n: usize) {
+        self.flush_parallelism = n.max(1);
     }
 
     /// The file settings of this table's data files (compaction writes through them).
@@ -278,6 +296,7 @@ impl TableWrite {
     }
 
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
+        self.check_usable()?;
         // Java `TableWriteImpl`: rows of ignored kinds never reach a writer.
         let filtered = match &self.kind_filter {
             Some(f) => f.apply(batch, &kinds)?,
@@ -327,24 +346,78 @@ impl TableWrite {
 
     /// Java's shared write-buffer pool: while the buffers of all buckets hold
     /// `write-buffer-size` or more, the largest frees its memory (spill or level-0 files).
+    /// The buckets that loop would free, one after another, are freed together.
     async fn free_memory(&mut self) -> Result<()> {
         let limit =
             usize::try_from(self.table.options().write_buffer_size.bytes()).unwrap_or(usize::MAX);
-        loop {
-            let mut total = 0;
-            let mut largest: Option<(&mut KvWriter, usize)> = None;
-            for w in self.writers.values_mut() {
-                let BucketWriter::Kv(kv) = w else { continue };
-                let bytes = kv.buffered_bytes();
-                total += bytes;
-                if largest.as_ref().is_none_or(|(_, b)| bytes > *b) {
-                    largest = Some((kv, bytes));
+        let sizes: Vec<(BucketKey, usize)> = self
+            .writers
+            .iter()
+            .filter_map(|(key, w)| match w {
+                BucketWriter::Kv(kv) => Some((key.clone(), kv.buffered_bytes())),
+                _ => None,
+            })
+            .collect();
+        let chosen = buffers_to_free(sizes, limit);
+        if chosen.is_empty() {
+            return Ok(());
+        }
+        self.flush_kv(chosen, FlushJob::Memory).await.map(|_| ())
+    }
+
+    /// Runs `job` on the primary-key writers of `keys` (`parallel_flush`) and puts them back;
+    /// the files each returned, or the first error in `keys` order.
+    async fn flush_kv(
+        &mut self,
+        keys: Vec<BucketKey>,
+        job: FlushJob,
+    ) -> Result<BTreeMap<BucketKey, Vec<DataFileMeta>>> {
+        let mut taken = Vec::with_capacity(keys.len());
+        for key in keys {
+            match self.writers.remove(&key) {
+                Some(BucketWriter::Kv(kv)) => taken.push((key, kv)),
+                Some(other) => {
+                    self.writers.insert(key, other);
+                }
+                None => {}
+            }
+        }
+        self.flushing = true;
+        let flushed = flush_writers(taken, job, self.flush_parallelism).await;
+        let mut lost = false;
+        let mut files = BTreeMap::new();
+        let mut first_error = None;
+        for (key, writer, result) in flushed {
+            match writer {
+                Some(w) => {
+                    self.writers.insert(key.clone(), BucketWriter::Kv(w));
+                }
+                None => lost = true,
+            }
+            match result {
+                Ok(f) => {
+                    files.insert(key, f);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
                 }
             }
-            match largest {
-                Some((kv, bytes)) if total >= limit && bytes > 0 => kv.flush_memory().await?,
-                _ => return Ok(()),
-            }
+        }
+        self.flushing = lost;
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(files),
+        }
+    }
+
+    /// Fails once a flush lost a bucket writer (see `flushing`).
+    fn check_usable(&self) -> Result<()> {
+        match self.flushing {
+            true => Err(Error::internal(
+                "an earlier flush of this TableWrite did not finish (cancelled); \
+                 its buckets' state is unknown: build a new TableWrite and write the rows again",
+            )),
+            false => Ok(()),
         }
     }
 
@@ -380,9 +453,10 @@ impl TableWrite {
             let next_seq = self.starting_sequence(&key).await?;
             let dir = bucket_dir(&self.table, &part.partition_dir, part.bucket);
             self.bucket_dirs.insert(key.clone(), dir.clone());
-            let files = RollingWriter::new(self.spec.clone(), dir.clone(), next_seq);
             let writer = match (&self.kv, &self.postpone_spec) {
-                (None, _) => BucketWriter::Append(files),
+                (None, _) => {
+                    BucketWriter::Append(RollingWriter::new(self.spec.clone(), dir, next_seq))
+                }
                 (Some(_), Some(spec)) => {
                     BucketWriter::Postpone(RollingWriter::new(spec.clone(), dir, next_seq))
                 }
@@ -398,7 +472,7 @@ impl TableWrite {
                     BucketWriter::Kv(KvWriter::new(
                         kv.clone(),
                         merge,
-                        files,
+                        FileSeries::new(self.spec.clone(), dir, next_seq),
                         next_seq,
                         spill,
                         options,
@@ -451,13 +525,20 @@ impl TableWrite {
     /// Flushes every writer and returns one [`CommitMessage`] per (partition, bucket) with new
     /// files. The writer stays usable: later writes continue the sequence numbers and file
     /// counters (Java keeps writers across commits). On an error every bucket's buffered and
-    /// spilled rows are discarded (their spill files removed): write them again.
+    /// spilled rows are discarded (their spill files removed) and the files a primary-key
+    /// bucket wrote since the last call are left out of every later message (they stay on
+    /// storage, uncommitted): write the rows again.
+    ///
+    /// Primary-key buckets are flushed concurrently (see
+    /// [`WriteBuilder::with_flush_parallelism`](super::WriteBuilder::with_flush_parallelism));
+    /// the error of a failed bucket is returned after the others have finished.
     ///
     /// Unless `write-only` is set, primary-key buckets with new files are then compacted as
     /// Java's batch writer does ([`crate::compact::on_write`]): the messages also carry the
     /// compaction (committed as an `APPEND` and a `COMPACT` snapshot). Postpone-bucket tables
     /// are not compacted on write (Java compacts them by a separate job).
     pub async fn prepare_commit(&mut self) -> Result<Vec<CommitMessage>> {
+        self.check_usable()?;
         let result = self.flush_all().await;
         if result.is_err() {
             for w in self.writers.values_mut() {
@@ -475,13 +556,22 @@ impl TableWrite {
             Some(d) => d.prepare_commit().await?,
             None => BTreeMap::new(),
         };
+        let kv_keys: Vec<BucketKey> = self
+            .writers
+            .iter()
+            .filter(|(_, w)| matches!(w, BucketWriter::Kv(_)))
+            .map(|(key, _)| key.clone())
+            .collect();
+        let mut kv_files = self.flush_kv(kv_keys, FlushJob::Commit).await?;
         let mut out = Vec::new();
         for ((partition, bucket), writer) in &mut self.writers {
             let files = match writer {
                 BucketWriter::Append(files) | BucketWriter::Postpone(files) => {
                     files.flush().await?
                 }
-                BucketWriter::Kv(kv) => kv.prepare_commit().await?,
+                BucketWriter::Kv(_) => kv_files
+                    .remove(&(partition.clone(), *bucket))
+                    .unwrap_or_default(),
             };
             let index_file = index.remove(&(partition.clone(), *bucket));
             if files.is_empty() && index_file.is_none() {
