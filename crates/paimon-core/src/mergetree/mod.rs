@@ -12,6 +12,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod collection_agg;
+mod compare;
 pub(crate) mod field_agg;
 pub(crate) mod interval_partition;
 pub(crate) mod merge_function;

@@ -15,7 +15,8 @@ use arrow_ord::ord::make_comparator;
 use arrow_schema::{DataType as ArrowType, Field, Schema, SortOptions};
 
 use crate::mergetree::aggregate::AggFunction;
-use crate::mergetree::field_agg::{compare_values, fast_compare, scalar, FieldAgg};
+use crate::mergetree::compare::fast_compare;
+use crate::mergetree::field_agg::{compare_values, scalar, FieldAgg};
 use crate::mergetree::output::{Cell, Output, Pool, Scalar};
 
 /// A pool over one batch of `cols` (all nullable); the batch is source 1.
