@@ -585,10 +585,11 @@ async fn partial_update_and_aggregation_merge_in_the_buffer_and_across_commits()
 
 /// Primary-key files whose key range excludes the key conjuncts are skipped at planning (Java's
 /// key filter); files holding any version of a matching key are kept, so updates still merge.
-#[tokio::test]
-async fn key_stats_prune_files_without_the_key() {
+/// A one-bucket primary-key table (`id INT`, `v STRING`) of four level-0 files with the key
+/// ranges [0, 9], [10, 19], [20, 29] and [15, 15] (an update of key 15).
+async fn key_range_table(name: &str) -> Table {
     let t = create_table(
-        "pk_key_stats",
+        name,
         &[("id", "INT NOT NULL"), ("v", "STRING")],
         &[],
         &["id"],
@@ -602,6 +603,12 @@ async fn key_stats_prune_files_without_the_key() {
         write_commit(&t, &[batch(&t, &rows)]).await;
     }
     write_commit(&t, &[batch(&t, &[json!({"id": 15, "v": "updated"})])]).await;
+    t
+}
+
+#[tokio::test]
+async fn key_stats_prune_files_without_the_key() {
+    let t = key_range_table("pk_key_stats").await;
     let query = |filter: &'static str| {
         let t = t.clone();
         async move {
@@ -636,21 +643,7 @@ async fn key_stats_prune_files_without_the_key() {
 /// files uncached plans prune, also after a schema change that the cached entries predate.
 #[tokio::test]
 async fn cached_key_stats_prune_like_uncached_plans() {
-    let t = create_table(
-        "pk_key_stats_cached",
-        &[("id", "INT NOT NULL"), ("v", "STRING")],
-        &[],
-        &["id"],
-        &[("bucket", "1")],
-    )
-    .await;
-    for lo in [0, 10, 20] {
-        let rows: Vec<Value> = (lo..lo + 10)
-            .map(|i| json!({"id": i, "v": format!("v{i}")}))
-            .collect();
-        write_commit(&t, &[batch(&t, &rows)]).await;
-    }
-    write_commit(&t, &[batch(&t, &[json!({"id": 15, "v": "updated"})])]).await;
+    let t = key_range_table("pk_key_stats_cached").await;
     let altered = t
         .alter(&[SchemaChange::add_column(
             "w",
