@@ -26,7 +26,7 @@ use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
-use super::parquet_int96::{is_int96, needs_int96, Int96FileWriter};
+use super::parquet_int96::{is_int96, needs_int96, refuse_nested_int96, Int96FileWriter};
 
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
@@ -45,7 +45,7 @@ pub(crate) struct ParquetWriter {
 /// `ArrowWriter`, or the INT96-capable writer when some column is TIMESTAMP(7-9).
 enum Inner {
     Arrow(ArrowWriter<Vec<u8>>),
-    Int96(Box<Int96FileWriter>),
+    Int96(Int96FileWriter),
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -178,10 +178,11 @@ fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
 impl ParquetWriter {
     /// A new in-memory file with `schema` (from [`parquet_schema`]).
     pub(crate) fn new(schema: SchemaRef, options: &TableOptions) -> Result<Self> {
+        refuse_nested_int96(&schema)?;
         let props = properties(options, &schema)?;
         if needs_int96(&schema) {
             let writer = Int96FileWriter::new(schema.clone(), props)?;
-            let writer = Inner::Int96(Box::new(writer));
+            let writer = Inner::Int96(writer);
             return Ok(ParquetWriter { writer, schema });
         }
         let opts = ArrowWriterOptions::new()

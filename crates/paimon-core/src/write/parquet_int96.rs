@@ -75,14 +75,21 @@ pub(crate) fn needs_int96(schema: &Schema) -> bool {
     schema.fields().iter().any(|f| is_int96(f.data_type()))
 }
 
-/// The Parquet schema of `schema` (root `paimon_schema`) with INT96 top-level timestamps.
-fn int96_schema(schema: &Schema) -> Result<SchemaDescriptor> {
-    if let Some(f) = schema.fields().iter().find(|f| nests_int96(f.data_type())) {
-        return Err(Error::unsupported(format!(
+/// Refuses a TIMESTAMP(7-9) below the top level: Java writes it as INT96, which this writer
+/// only does for top-level columns.
+pub(crate) fn refuse_nested_int96(schema: &Schema) -> Result<()> {
+    match schema.fields().iter().find(|f| nests_int96(f.data_type())) {
+        Some(f) => Err(Error::unsupported(format!(
             "column '{}': TIMESTAMP(7-9) inside ARRAY / MAP / ROW cannot be written to Parquet yet",
             f.name()
-        )));
+        ))),
+        None => Ok(()),
     }
+}
+
+/// The Parquet schema of `schema` (root `paimon_schema`) with INT96 top-level timestamps.
+fn int96_schema(schema: &Schema) -> Result<SchemaDescriptor> {
+    refuse_nested_int96(schema)?;
     let converted = ArrowSchemaConverter::new()
         .schema_root("paimon_schema")
         .convert(schema)?;
