@@ -363,16 +363,26 @@ mod tests {
         assert!(err.is_some_and(|e| e.contains("TIMESTAMP(7-9)")));
     }
 
-    /// Ten rows in row groups of three: INT96 for the nanosecond columns (ids and
-    /// required/optional kept, no statistics), INT64 / BYTE_ARRAY for the others, and the
-    /// instants read back by arrow-rs equal to the written ones.
-    #[test]
-    fn file_round_trip_in_several_row_groups() {
+    /// Instants of the sample file (None: null; 7 in the required column).
+    const INSTANTS: [Option<i64>; 10] = [
+        Some(1),
+        None,
+        Some(-1),
+        Some(i64::MAX),
+        Some(-129_599_500_000_000),
+        None,
+        Some(1_700_000_000_123_456_789),
+        Some(i64::MIN + 1),
+        Some(0),
+        None,
+    ];
+
+    /// k BIGINT NOT NULL, ts9 TIMESTAMP(9), ltz7 TIMESTAMP_LTZ(7), req TIMESTAMP(9) NOT NULL,
+    /// s STRING with field ids 0-4.
+    fn sample_schema() -> SchemaRef {
         use std::collections::HashMap;
 
-        use arrow_array::{ArrayRef, Int64Array, StringArray, TimestampNanosecondArray};
         use arrow_schema::Field;
-        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
         use crate::arrow::schema::FIELD_ID_KEY;
 
@@ -381,39 +391,42 @@ mod tests {
         };
         let ns = ArrowType::Timestamp(TimeUnit::Nanosecond, None);
         let ltz = ArrowType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()));
-        let schema = Arc::new(Schema::new(vec![
+        Arc::new(Schema::new(vec![
             id(Field::new("k", ArrowType::Int64, false), 0),
             id(Field::new("ts9", ns.clone(), true), 1),
-            id(Field::new("ltz7", ltz.clone(), true), 2),
+            id(Field::new("ltz7", ltz, true), 2),
             id(Field::new("req", ns, false), 3),
             id(Field::new("s", ArrowType::Utf8, true), 4),
-        ]));
-        let instants = [
-            Some(1),
-            None,
-            Some(-1),
-            Some(i64::MAX),
-            Some(-129_599_500_000_000),
-            None,
-            Some(1_700_000_000_123_456_789),
-            Some(i64::MIN + 1),
-            Some(0),
-            None,
+        ]))
+    }
+
+    /// Rows `range` of the sample file.
+    fn sample_batch(schema: &SchemaRef, range: std::ops::Range<usize>) -> RecordBatch {
+        use arrow_array::{ArrayRef, Int64Array, StringArray, TimestampNanosecondArray};
+
+        let vals: Vec<Option<i64>> = INSTANTS[range.clone()].to_vec();
+        let req: Vec<i64> = vals.iter().map(|v| v.unwrap_or(7)).collect();
+        let keys = range.clone().map(|i| i as i64);
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(keys)),
+            Arc::new(TimestampNanosecondArray::from(vals.clone())),
+            Arc::new(TimestampNanosecondArray::from(vals).with_timezone("UTC")),
+            Arc::new(TimestampNanosecondArray::from(req)),
+            Arc::new(StringArray::from_iter(range.map(|i| Some(format!("s{i}"))))),
         ];
-        let batch = |range: std::ops::Range<usize>| {
-            let vals: Vec<Option<i64>> = instants[range.clone()].to_vec();
-            let req: Vec<i64> = vals.iter().map(|v| v.unwrap_or(7)).collect();
-            let cols: Vec<ArrayRef> = vec![
-                Arc::new(Int64Array::from_iter_values(
-                    range.clone().map(|i| i as i64),
-                )),
-                Arc::new(TimestampNanosecondArray::from(vals.clone())),
-                Arc::new(TimestampNanosecondArray::from(vals.clone()).with_timezone("UTC")),
-                Arc::new(TimestampNanosecondArray::from(req)),
-                Arc::new(StringArray::from_iter(range.map(|i| Some(format!("s{i}"))))),
-            ];
-            RecordBatch::try_new(schema.clone(), cols).unwrap()
-        };
+        RecordBatch::try_new(schema.clone(), cols).unwrap()
+    }
+
+    /// Ten rows in row groups of three: INT96 for the nanosecond columns (ids and
+    /// required/optional kept, no statistics), INT64 / BYTE_ARRAY for the others, and the
+    /// instants read back by arrow-rs equal to the written ones.
+    #[test]
+    fn file_round_trip_in_several_row_groups() {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+        let schema = sample_schema();
+        let instants = INSTANTS;
+        let batch = |range| sample_batch(&schema, range);
         let props = WriterProperties::builder()
             .set_max_row_group_row_count(Some(3))
             .set_column_statistics_enabled(
