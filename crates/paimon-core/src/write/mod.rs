@@ -42,6 +42,7 @@ mod kv_writer;
 mod orc;
 mod parallel_flush;
 mod parquet;
+mod parquet_int96;
 mod postpone;
 mod restore;
 pub(crate) mod route;

@@ -7,6 +7,10 @@
 //! the key-value metadata. Compression from `file.compression` (zstd level
 //! `file.compression.zstd-level`).
 //!
+//! TIMESTAMP / TIMESTAMP_LTZ of precision 7-9 are INT96 as in Java (see `parquet_int96`; such
+//! files are written by its lower-level writer, without page statistics or column index for
+//! the INT96 columns, whose sort order Parquet leaves undefined).
+//!
 //! The file is built in memory and handed to `FileIO` whole when closed; rolling at
 //! `target-file-size` bounds the buffer.
 
@@ -20,6 +24,9 @@ use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::schema::types::ColumnPath;
+
+use super::parquet_int96::{is_int96, needs_int96, refuse_nested_int96, Int96FileWriter};
 
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
@@ -31,8 +38,14 @@ const NESTED_ID_BASE: i64 = 536_870_911;
 
 /// An open Parquet file being written into memory.
 pub(crate) struct ParquetWriter {
-    writer: ArrowWriter<Vec<u8>>,
+    writer: Inner,
     schema: SchemaRef,
+}
+
+/// `ArrowWriter`, or the INT96-capable writer when some column is TIMESTAMP(7-9).
+enum Inner {
+    Arrow(ArrowWriter<Vec<u8>>),
+    Int96(Int96FileWriter),
 }
 
 impl std::fmt::Debug for ParquetWriter {
@@ -61,9 +74,16 @@ fn compression(options: &TableOptions) -> Result<Compression> {
     })
 }
 
-fn properties(options: &TableOptions) -> Result<WriterProperties> {
-    Ok(WriterProperties::builder()
-        .set_writer_version(WriterVersion::PARQUET_1_0)
+fn properties(options: &TableOptions, schema: &Schema) -> Result<WriterProperties> {
+    let mut b = WriterProperties::builder();
+    for f in schema.fields() {
+        if is_int96(f.data_type()) {
+            // parquet-mr keeps no min/max and no column index for INT96 (undefined order).
+            let path = ColumnPath::new(vec![f.name().clone()]);
+            b = b.set_column_statistics_enabled(path, EnabledStatistics::None);
+        }
+    }
+    Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(compression(options)?)
         .set_dictionary_enabled(true)
         .set_dictionary_page_size_limit(1 << 20)
@@ -158,11 +178,19 @@ fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
 impl ParquetWriter {
     /// A new in-memory file with `schema` (from [`parquet_schema`]).
     pub(crate) fn new(schema: SchemaRef, options: &TableOptions) -> Result<Self> {
+        refuse_nested_int96(&schema)?;
+        let props = properties(options, &schema)?;
+        if needs_int96(&schema) {
+            let writer = Int96FileWriter::new(schema.clone(), props)?;
+            let writer = Inner::Int96(writer);
+            return Ok(ParquetWriter { writer, schema });
+        }
         let opts = ArrowWriterOptions::new()
-            .with_properties(properties(options)?)
+            .with_properties(props)
             .with_skip_arrow_metadata(true)
             .with_schema_root("paimon_schema".to_string());
         let writer = ArrowWriter::try_new_with_options(Vec::new(), schema.clone(), opts)?;
+        let writer = Inner::Arrow(writer);
         Ok(ParquetWriter { writer, schema })
     }
 
@@ -178,17 +206,26 @@ impl ParquetWriter {
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        self.writer.write(&batch)?;
+        match &mut self.writer {
+            Inner::Arrow(w) => w.write(&batch)?,
+            Inner::Int96(w) => w.write(&batch)?,
+        }
         Ok(())
     }
 
     /// Bytes written plus buffered (Java `reachTargetSize` compares this with the target).
     pub(crate) fn estimated_size(&self) -> u64 {
-        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+        match &self.writer {
+            Inner::Arrow(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            Inner::Int96(w) => w.estimated_size(),
+        }
     }
 
     /// Closes the file and returns its bytes.
     pub(crate) fn finish(self) -> Result<Vec<u8>> {
-        Ok(self.writer.into_inner()?)
+        match self.writer {
+            Inner::Arrow(w) => Ok(w.into_inner()?),
+            Inner::Int96(w) => w.finish(),
+        }
     }
 }

@@ -44,6 +44,7 @@ mod write;
 mod write_buckets;
 mod write_cross_partition;
 mod write_dynamic;
+mod write_int96;
 mod write_parallel_flush;
 mod write_pk;
 mod write_retract;
