@@ -263,14 +263,21 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         None => false,
     };
     // Late materialization only with evidence that the predicate is selective in this file:
-    // pages pruned, or a key search (whose runs are the answer's superset already: a row
-    // filter then pays only when many rows are left). Scattered matches of an unsorted column
-    // gain nothing from it (every page is decoded anyway).
+    // pages pruned, a key search (whose runs are the answer's superset already: a row filter
+    // then pays only when many rows are left), or an equality/IN naming few values of an
+    // integer column's range (scattered matches: every page is decompressed anyway, but the
+    // other columns are decoded only for the matching rows).
     let tiny = ranges
         .as_ref()
         .is_some_and(|r| r.iter().map(|r| r.end - r.start).sum::<u64>() <= read.batch_size as u64);
     let few_left = searched && tiny;
-    let evidence = pages_pruned || searched;
+    let sparse = || {
+        read.selective.as_ref().is_some_and(|s| {
+            let row_groups: Vec<usize> = groups.iter().map(|(g, _)| *g).collect();
+            late::sparse_integer_match(&s.predicate, &read.file_fields, &md, &row_groups)
+        })
+    };
+    let evidence = pages_pruned || searched || sparse();
     let row_filter = match &read.selective {
         Some(s) if evidence && !few_left => late::row_filter(
             s,
