@@ -1,5 +1,13 @@
 //! # paimon-ballista
 //!
+//! **TODO (not verified yet):** this crate (its own workspace) was brought up to date with the
+//! Ballista 55.0.0 and DataFusion 55.2 sources, but its first build did not finish on the
+//! shared, loaded 2-core machine before the session's deadline (Ballista's crates enable
+//! DataFusion's default features and `proto`, so DataFusion, arrow and paimon-core compile a
+//! second time). To finish: `cargo test --manifest-path crates/paimon-ballista/Cargo.toml
+//! --all-features` (or `PAIMON_RS_BALLISTA=1 bash scripts/test.sh`), fix what the compiler says,
+//! run `tests/remote.rs` and `tests/standalone.rs`.
+//!
 //! Distributed reads of Apache Paimon tables on Apache DataFusion Ballista 55.
 //!
 //! A query is planned on the client (the warehouse's catalog resolves table names), shipped as
