@@ -95,16 +95,53 @@ pub async fn remote_context(url: &str, config: SessionConfig) -> Result<SessionC
 ///
 /// Feature `standalone`.
 ///
-/// Standalone mode clones the client's session into the scheduler and shares its runtime
-/// with the executor: it proves the codecs and the per-task narrowing, not that separate
-/// processes are configured right (see the tests with separate processes).
+/// Ballista's own `standalone_with_state` gives its scheduler a session builder that returns a
+/// clone of the client's state as it was at startup, so session options set later (`SET
+/// paimon.scan_snapshot_id = ..`) never reach planning. This scheduler builds each query's
+/// session from the configuration the client sends, as a separate `paimon-scheduler` does. The
+/// executor still shares the client's runtime: this proves the codecs and the per-task
+/// narrowing, not that separate processes are configured right (see the tests with separate
+/// processes).
 #[cfg(feature = "standalone")]
 pub async fn standalone_context(
     config: SessionConfig,
     parallelism: usize,
 ) -> Result<SessionContext> {
+    use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+    use ballista_core::serde::BallistaCodec;
+
     let config = config.with_ballista_standalone_parallelism(parallelism);
-    SessionContext::standalone_with_state(session_state(config)).await
+    let state = session_state(config.clone());
+    let codec = BallistaCodec::new(
+        config.ballista_logical_extension_codec(),
+        config.ballista_physical_extension_codec(),
+    );
+    let producer = config.clone();
+    let addr = ballista_scheduler::standalone::new_standalone_scheduler_with_builder(
+        Arc::new(|c: SessionConfig| Ok(session_state(c))),
+        Arc::new(move || producer.clone()),
+        codec,
+    )
+    .await
+    .map_err(ballista_error)?;
+    let url = format!("http://localhost:{}", addr.port());
+    let mut attempts = 0;
+    let scheduler = loop {
+        match SchedulerGrpcClient::connect(url.clone()).await {
+            Ok(client) => break client,
+            Err(e) if attempts >= 100 => {
+                return Err(DataFusionError::External(Box::new(e)));
+            }
+            Err(_) => {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
+    };
+    ballista_executor::new_standalone_executor_from_state(scheduler, parallelism, &state)
+        .await
+        .map_err(ballista_error)?;
+    SessionContext::remote_with_state(&format!("df://localhost:{}", addr.port()), state).await
 }
 
 /// A scheduler configuration with our codecs and config producer, bound to `bind` (host and
