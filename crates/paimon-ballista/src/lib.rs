@@ -1,13 +1,5 @@
 //! # paimon-ballista
 //!
-//! **TODO (not verified yet):** this crate (its own workspace) was brought up to date with the
-//! Ballista 55.0.0 and DataFusion 55.2 sources, but its first build did not finish on the
-//! shared, loaded 2-core machine before the session's deadline (Ballista's crates enable
-//! DataFusion's default features and `proto`, so DataFusion, arrow and paimon-core compile a
-//! second time). To finish: `cargo test --manifest-path crates/paimon-ballista/Cargo.toml
-//! --all-features` (or `PAIMON_RS_BALLISTA=1 bash scripts/test.sh`), fix what the compiler says,
-//! run `tests/remote.rs` and `tests/standalone.rs`.
-//!
 //! Distributed reads of Apache Paimon tables on Apache DataFusion Ballista 55.
 //!
 //! A query is planned on the client (the warehouse's catalog resolves table names), shipped as
@@ -176,28 +168,38 @@ pub async fn run_scheduler(config: SchedulerConfig) -> Result<()> {
         .map_err(ballista_error)
 }
 
-/// An executor configuration with our codecs and config producer: it registers with the
-/// scheduler at `scheduler`, serves flight on `port` and gRPC on `grpc_port` on `host`, and
-/// runs `vcores` tasks at a time; shuffle files go to `work_dir`.
+/// Where an executor runs: what [`executor_config`] needs besides storage options.
+#[derive(Debug, Clone)]
+pub struct ExecutorPlace {
+    /// The scheduler to register with.
+    pub scheduler: SocketAddr,
+    /// Host to bind and advertise.
+    pub host: String,
+    /// Flight port (shuffle data and results are fetched from here).
+    pub port: u16,
+    /// gRPC port (the scheduler pushes tasks here).
+    pub grpc_port: u16,
+    /// Tasks run at once.
+    pub vcores: usize,
+    /// Directory for shuffle files (default: a temporary directory).
+    pub work_dir: Option<String>,
+}
+
+/// An executor configuration with our codecs and config producer, at `place`.
 pub fn executor_config(
-    scheduler: SocketAddr,
-    host: &str,
-    port: u16,
-    grpc_port: u16,
-    vcores: usize,
-    work_dir: Option<String>,
+    place: &ExecutorPlace,
     storage_options: &HashMap<String, String>,
 ) -> ExecutorProcessConfig {
     let options = storage_options.clone();
     ExecutorProcessConfig {
-        bind_host: host.to_string(),
-        external_host: Some(host.to_string()),
-        port,
-        grpc_port,
-        scheduler_host: scheduler.ip().to_string(),
-        scheduler_port: scheduler.port(),
-        vcores,
-        work_dir,
+        bind_host: place.host.clone(),
+        external_host: Some(place.host.clone()),
+        port: place.port,
+        grpc_port: place.grpc_port,
+        scheduler_host: place.scheduler.ip().to_string(),
+        scheduler_port: place.scheduler.port(),
+        vcores: place.vcores,
+        work_dir: place.work_dir.clone(),
         override_config_producer: Some(Arc::new(move || session_config(&options))),
         override_logical_codec: Some(logical_codec(storage_options)),
         override_physical_codec: Some(physical_codec(storage_options)),

@@ -47,15 +47,15 @@ async fn main() -> ExitCode {
         let vcores = args.concurrent_tasks.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
-        let config = paimon_ballista::executor_config(
-            args.scheduler,
-            &args.host,
-            args.port,
-            args.grpc_port,
+        let place = paimon_ballista::ExecutorPlace {
+            scheduler: args.scheduler,
+            host: args.host.clone(),
+            port: args.port,
+            grpc_port: args.grpc_port,
             vcores,
-            args.work_dir.clone(),
-            &options,
-        );
+            work_dir: args.work_dir.clone(),
+        };
+        let config = paimon_ballista::executor_config(&place, &options);
         eprintln!(
             "paimon-executor on {}:{} (grpc {}), scheduler {}",
             args.host, args.port, args.grpc_port, args.scheduler
