@@ -8,7 +8,8 @@
 # (target/created), runs the doc tests and the example, and builds and tests the Python package
 # (scripts/test-python.sh; PAIMON_RS_PYTHON=0 skips it). PAIMON_RS_DATAFUSION=1 adds the
 # binding's DataFusion-Python provider (cargo feature paimon-python/datafusion) to every cargo
-# build here, so the workspace is compiled once with it.
+# build here, so the workspace is compiled once with it. PAIMON_RS_BALLISTA=1 builds and tests
+# crates/paimon-ballista (distributed SQL; its own workspace).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-pypaimon.sh >/dev/null
@@ -44,6 +45,16 @@ fi
 # Doc tests (the front-door examples in the API docs) and the runnable example.
 cargo test --workspace --doc "${features[@]}" "$@"
 cargo run --quiet -p paimon-core --example read_table >/dev/null
+# Distributed SQL on Ballista: crates/paimon-ballista is its own workspace (own Cargo.lock, so
+# Ballista's second versions of prost, zstd, rand... stay out of this one), built and tested
+# here with the same target directory: the scheduler and two executors as processes on
+# loopback, and standalone mode. Ballista's crates enable DataFusion features this workspace
+# does not (its defaults, `proto`), so DataFusion compiles a second time: opt-in
+# (PAIMON_RS_BALLISTA=1).
+if [ "$#" -eq 0 ] && [ "${PAIMON_RS_BALLISTA:-0}" = 1 ]; then
+    cargo test --manifest-path crates/paimon-ballista/Cargo.toml --all-features \
+        --target-dir "${CARGO_TARGET_DIR:-$PWD/target}"
+fi
 # The Python package paimon_rs: its extension built by `cargo build` from the artifacts of the
 # `cargo test` above (only the binding's cdylib compiles), then its pytest suite in .venv-python
 # (reads equal to the CLI's, pickled splits in process pools, errors, writes read back by

@@ -19,7 +19,11 @@
 //! - [`catalog`]: a warehouse as a `CatalogProvider` (databases → schemas, tables → providers);
 //! - [`table`]: one table as a `TableProvider` (projection, filter and limit pushdown);
 //! - [`filter`]: DataFusion `Expr` → paimon-core `Predicate`, with Exact/Inexact/Unsupported;
-//! - [`scan`]: the `ExecutionPlan` leaf holding serialisable splits grouped into partitions;
+//! - [`scan`]: the `ExecutionPlan` reading serialisable splits grouped into partitions (held
+//!   as split rows by its in-memory child, so distributed engines narrow them per task);
+//! - [`wire`]: what a scan ships to other processes (read settings, split rows);
+//! - [`remote_table`]: a table provider decoded in another process (opened when scanned);
+//! - `codec` (feature `proto`): DataFusion logical and physical extension codecs;
 //! - [`system`]: `t$snapshots`, `t$schemas`, `t$options`, `t$files`, `t$manifests`,
 //!   `t$partitions`, `t$buckets`, `t$tags`, and [`audit`]'s `t$audit_log`;
 //! - [`ddl`]: `CREATE TABLE ... WITH (...)` and `DROP TABLE` ([`ddl::sql`] runs any SQL);
@@ -33,15 +37,19 @@
 
 pub mod audit;
 pub mod catalog;
+#[cfg(feature = "proto")]
+pub mod codec;
 pub mod ddl;
 pub mod error;
 pub mod filter;
 pub mod options;
+pub mod remote_table;
 pub mod scan;
 pub mod sink;
 mod stats;
 pub mod system;
 pub mod table;
+pub mod wire;
 
 /// The DataFusion this crate is built against.
 pub use datafusion;
@@ -54,6 +62,10 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use paimon_core::FileSystemCatalog;
 
 pub use catalog::{PaimonCatalogProvider, PaimonSchemaProvider};
+#[cfg(feature = "proto")]
+pub use codec::{PaimonLogicalCodec, PaimonPhysicalCodec};
+#[cfg(feature = "proto")]
+pub use datafusion_proto;
 pub use options::PaimonOptions;
 pub use scan::PaimonScanExec;
 pub use table::PaimonTableProvider;

@@ -1,11 +1,13 @@
-//! [`PaimonScanExec`]: the leaf that reads planned splits, one DataFusion partition per group.
+//! [`PaimonScanExec`]: the node that reads planned splits, one DataFusion partition per group.
 //!
 //! Splits are planned in [`TableProvider::scan`](datafusion::catalog::TableProvider::scan)
-//! (planning time: the partition count and the statistics are needed before execution) and held
-//! here as serialisable [`Split`]s, bin-packed by bytes into at most `target_partitions`
-//! groups. `execute(i)` reads group `i` with paimon-core's [`TableRead`]. No output ordering and
+//! (planning time: the partition count and the statistics are needed before execution),
+//! bin-packed by bytes into at most `target_partitions` groups and held as split rows by the
+//! node's child, an in-memory source ([`crate::wire`]). `execute(i)` reads the splits of child
+//! partition `i` with paimon-core's [`TableRead`]. No output ordering and
 //! no hash partitioning are claimed: Paimon buckets are not DataFusion hash partitions.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -14,6 +16,8 @@ use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, ColumnStatistics, DataFusionError, Result, Statistics};
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
@@ -25,12 +29,15 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties, StatisticsArgs,
 };
 use futures::{StreamExt, TryStreamExt};
-use paimon_core::{Split, TableRead};
+use paimon_core::{FileIO, Split, TableRead};
+use serde::{Deserialize, Serialize};
+use tokio::sync::OnceCell;
 
 use crate::error::to_df_error;
+use crate::wire::{decode_split_rows, encode_split_rows, split_rows_schema, ReadWire};
 
 /// What a scan node shows in `EXPLAIN`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScanDescription {
     /// `db.table`.
     pub table: String,
@@ -87,44 +94,135 @@ pub struct ScanOutput {
 }
 
 /// Reads groups of Paimon splits, one group per output partition.
+///
+/// The splits are not held by the node but by its one child, an in-memory source of split
+/// rows ([`crate::wire`]) with one partition per group: `execute(i)` reads the splits arriving
+/// from child partition `i`. A distributed engine that narrows a task's plan to some
+/// partitions (Ballista narrows in-memory sources, not unknown leaves) thereby narrows the
+/// splits too, and every split is read by exactly one task.
 #[derive(Debug)]
 pub struct PaimonScanExec {
     description: ScanDescription,
-    read: TableRead,
-    groups: Vec<Vec<Split>>,
+    wire: Arc<ReadWire>,
+    read: ReadSource,
+    input: Arc<dyn ExecutionPlan>,
     schema: SchemaRef,
     /// The read produces one column that is dropped (DataFusion asked for none).
     drop_columns: bool,
+    exact_rows: bool,
+    /// Per output column statistics, as given (unknown when empty).
+    columns: Vec<ColumnStatistics>,
+    /// Splits and files held by the input.
+    counts: (usize, usize),
     statistics: Arc<Statistics>,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
 
+/// Where a node's [`TableRead`] comes from: built by the planning process, or opened from
+/// the [`ReadWire`] on first use (a node decoded in another process).
+#[derive(Debug, Clone)]
+enum ReadSource {
+    Ready(Arc<TableRead>),
+    Lazy {
+        io: FileIO,
+        read: Arc<OnceCell<TableRead>>,
+    },
+}
+
+impl ReadSource {
+    async fn get(&self, wire: &ReadWire) -> Result<TableRead> {
+        match self {
+            ReadSource::Ready(r) => Ok(r.as_ref().clone()),
+            ReadSource::Lazy { io, read } => read
+                .get_or_try_init(|| wire.open(io.clone()))
+                .await
+                .cloned(),
+        }
+    }
+
+    /// The read's counters, once there is a read.
+    fn metrics(&self) -> Option<paimon_core::read::ReadMetricsSnapshot> {
+        match self {
+            ReadSource::Ready(r) => Some(r.metrics()),
+            ReadSource::Lazy { read, .. } => read.get().map(TableRead::metrics),
+        }
+    }
+}
+
 impl PaimonScanExec {
-    /// A scan node reading `splits` with `read`, in at most `target_partitions` groups, with
-    /// the output described by `output`.
-    pub fn new(
+    /// A scan node reading `splits` with `read` (built from `wire`), in at most
+    /// `target_partitions` groups, with the output described by `output`.
+    pub fn try_new(
         description: ScanDescription,
         read: TableRead,
+        wire: ReadWire,
         splits: Vec<Split>,
         target_partitions: usize,
         output: ScanOutput,
-    ) -> Self {
-        let ScanOutput {
-            schema,
-            drop_columns,
-            exact_rows,
-            columns,
-        } = output;
-        let mut statistics = statistics_of(&splits, &schema, exact_rows, description.limit);
-        if columns.len() == schema.fields().len() {
-            statistics.column_statistics = columns;
-        }
-        let statistics = Arc::new(statistics);
+    ) -> Result<Self> {
         let groups = group_splits(splits, target_partitions);
+        let input = split_source(&groups)?;
+        let splits: Vec<Split> = groups.into_iter().flatten().collect();
+        Ok(Self::assemble(
+            description,
+            Arc::new(wire),
+            ReadSource::Ready(Arc::new(read)),
+            input,
+            &splits,
+            output,
+        ))
+    }
+
+    /// A node decoded in another process: `input` is the (possibly narrowed) split-row
+    /// source; the read is opened from `wire` through `io` when first executed.
+    pub fn from_wire(
+        description: ScanDescription,
+        wire: ReadWire,
+        io: FileIO,
+        input: Arc<dyn ExecutionPlan>,
+        output: ScanOutput,
+    ) -> Result<Self> {
+        let read = ReadSource::Lazy {
+            io,
+            read: Arc::default(),
+        };
+        let splits: Vec<Split> = split_groups_of(&input, &wire.name)?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(Self::assemble(
+            description,
+            Arc::new(wire),
+            read,
+            input,
+            &splits,
+            output,
+        ))
+    }
+
+    /// The node over `input`, which holds `splits`: statistics and counts are theirs.
+    fn assemble(
+        description: ScanDescription,
+        wire: Arc<ReadWire>,
+        read: ReadSource,
+        input: Arc<dyn ExecutionPlan>,
+        splits: &[Split],
+        output: ScanOutput,
+    ) -> Self {
+        let counts = (
+            splits.len(),
+            splits.iter().map(|s| s.as_data().files.len()).sum(),
+        );
+        let mut statistics =
+            statistics_of(splits, &output.schema, output.exact_rows, description.limit);
+        if output.columns.len() == output.schema.fields().len() {
+            statistics.column_statistics = output.columns.clone();
+        }
+        let partitions = input.properties().output_partitioning().partition_count();
         let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(groups.len()),
+            EquivalenceProperties::new(output.schema.clone()),
+            Partitioning::UnknownPartitioning(partitions),
             EmissionType::Incremental,
             Boundedness::Bounded,
         ));
@@ -136,25 +234,78 @@ impl PaimonScanExec {
         }
         PaimonScanExec {
             description,
+            wire,
             read,
-            groups,
-            schema,
-            drop_columns,
-            statistics,
+            input,
+            schema: output.schema,
+            drop_columns: output.drop_columns,
+            exact_rows: output.exact_rows,
+            columns: output.columns,
+            counts,
+            statistics: Arc::new(statistics),
             properties,
             metrics,
         }
     }
 
-    /// The split groups, one per output partition.
-    pub fn groups(&self) -> &[Vec<Split>] {
-        &self.groups
+    /// The split groups, one per output partition (decoded from the child's split rows).
+    pub fn groups(&self) -> Result<Vec<Vec<Split>>> {
+        split_groups_of(&self.input, &self.wire.name)
     }
 
     /// What the node shows in `EXPLAIN`.
     pub fn description(&self) -> &ScanDescription {
         &self.description
     }
+
+    /// The read settings (what a codec ships).
+    pub fn wire(&self) -> &ReadWire {
+        &self.wire
+    }
+
+    /// The output: schema, dropped columns, exactness of the splits' row counts, column
+    /// statistics.
+    pub fn output(&self) -> ScanOutput {
+        ScanOutput {
+            schema: self.schema.clone(),
+            drop_columns: self.drop_columns,
+            exact_rows: self.exact_rows,
+            columns: self.columns.clone(),
+        }
+    }
+}
+
+/// The in-memory source of split rows: one partition (one batch) per group.
+fn split_source(groups: &[Vec<Split>]) -> Result<Arc<dyn ExecutionPlan>> {
+    let partitions = groups
+        .iter()
+        .map(|g| encode_split_rows(g).map(|b| vec![b]))
+        .collect::<Result<Vec<_>>>()?;
+    let exec: Arc<dyn ExecutionPlan> =
+        MemorySourceConfig::try_new_exec(&partitions, split_rows_schema(), None)?;
+    Ok(exec)
+}
+
+/// The split groups held by a split-row source, one per partition.
+fn split_groups_of(input: &Arc<dyn ExecutionPlan>, table: &str) -> Result<Vec<Vec<Split>>> {
+    let source = input.downcast_ref::<DataSourceExec>().and_then(|e| {
+        let source: &dyn Any = e.data_source().as_ref();
+        source.downcast_ref::<MemorySourceConfig>()
+    });
+    let Some(source) = source else {
+        return internal_err!("PaimonScanExec of {table}: the input is not a split-row source");
+    };
+    source
+        .partitions()
+        .iter()
+        .map(|p| {
+            let mut splits = Vec::new();
+            for b in p {
+                splits.extend(decode_split_rows(b, table)?);
+            }
+            Ok(splits)
+        })
+        .collect()
 }
 
 fn split_bytes(s: &Split) -> i64 {
@@ -198,13 +349,7 @@ fn statistics_of(
 impl DisplayAs for PaimonScanExec {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
         let d = &self.description;
-        let splits: usize = self.groups.iter().map(Vec::len).sum();
-        let files: usize = self
-            .groups
-            .iter()
-            .flatten()
-            .map(|s| s.as_data().files.len())
-            .sum();
+        let (splits, files) = self.counts;
         write!(f, "PaimonScanExec: table={}", d.table)?;
         match d.snapshot_id {
             Some(id) => write!(f, ", snapshot={id}")?,
@@ -213,7 +358,7 @@ impl DisplayAs for PaimonScanExec {
         write!(
             f,
             ", partitions={}, splits={splits}, files={files}, projection=[{}]",
-            self.groups.len(),
+            self.properties.output_partitioning().partition_count(),
             d.projection.join(", ")
         )?;
         if let Some(p) = &d.predicate {
@@ -245,7 +390,7 @@ impl ExecutionPlan for PaimonScanExec {
     }
 
     fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        Vec::new()
+        vec![&self.input]
     }
 
     fn apply_expressions(
@@ -255,35 +400,84 @@ impl ExecutionPlan for PaimonScanExec {
         Ok(TreeNodeRecursion::Continue)
     }
 
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![false]
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![false]
+    }
+
     fn with_new_children(
         self: Arc<Self>,
         children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        if children.is_empty() {
-            Ok(self)
-        } else {
-            internal_err!("PaimonScanExec has no children")
+        let [input] = <[_; 1]>::try_from(children).map_err(|c| {
+            DataFusionError::Internal(format!(
+                "PaimonScanExec takes one child (its split rows), got {}",
+                c.len()
+            ))
+        })?;
+        if Arc::ptr_eq(&input, &self.input) {
+            return Ok(self);
         }
+        // A new child may hold fewer splits (a distributed task's share): row counts are
+        // recomputed from its splits, column statistics given for all splits become bounds.
+        let splits: Vec<Split> = split_groups_of(&input, &self.wire.name)?
+            .into_iter()
+            .flatten()
+            .collect();
+        let mut output = self.output();
+        output.columns = output
+            .columns
+            .into_iter()
+            .map(ColumnStatistics::to_inexact)
+            .collect();
+        let node = Self::assemble(
+            self.description.clone(),
+            self.wire.clone(),
+            self.read.clone(),
+            input,
+            &splits,
+            output,
+        );
+        Ok(Arc::new(node))
     }
 
     fn execute(
         &self,
         partition: usize,
-        _context: Arc<TaskContext>,
+        context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let Some(group) = self.groups.get(partition) else {
+        let partitions = self.properties.output_partitioning().partition_count();
+        if partition >= partitions {
             return internal_err!(
-                "PaimonScanExec of {} has no partition {partition}",
+                "PaimonScanExec of {} has no partition {partition} (of {partitions})",
                 self.description.table
             );
-        };
-        let read = self.read.clone();
-        let splits = group.clone();
-        let table = self.description.table.clone();
+        }
+        let rows = self.input.execute(partition, context)?;
+        let source = self.read.clone();
+        let wire = self.wire.clone();
         let schema = self.schema.clone();
         let drop_columns = self.drop_columns;
         let baseline = BaselineMetrics::new(&self.metrics, partition);
+        let splits_read = MetricBuilder::new(&self.metrics).counter("splits_read", partition);
         let stream = futures::stream::once(async move {
+            let batches: Vec<RecordBatch> = rows.try_collect().await?;
+            let mut splits = Vec::new();
+            for b in &batches {
+                splits.extend(decode_split_rows(b, &wire.name)?);
+            }
+            splits_read.add(splits.len());
+            tracing::info!(
+                table = %wire.name,
+                partition,
+                splits = splits.len(),
+                "paimon scan: reading splits"
+            );
+            let read = source.get(&wire).await?;
+            let table = wire.name.clone();
             let inner = read.read(splits).map_err(|e| to_df_error(e, &table))?;
             Ok::<_, DataFusionError>(inner.map_err(move |e| to_df_error(e, &table)))
         })
@@ -299,11 +493,14 @@ impl ExecutionPlan for PaimonScanExec {
         )))
     }
 
-    /// Planning counters, output rows per partition, and the read's counters (row groups and
-    /// pages skipped, rows filtered, key searches, file indexes) summed over partitions.
+    /// Planning counters, output rows and splits read per partition, and the read's counters
+    /// (row groups and pages skipped, rows filtered, key searches, file indexes) summed over
+    /// partitions.
     fn metrics(&self) -> Option<MetricsSet> {
         let mut set = self.metrics.clone_inner();
-        let r = self.read.metrics();
+        let Some(r) = self.read.metrics() else {
+            return Some(set);
+        };
         for (name, n) in [
             (
                 "row_groups_skipped",

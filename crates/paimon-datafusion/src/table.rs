@@ -5,7 +5,6 @@
 //! the session's batch size and `paimon.*` time-travel options), plans it and returns a
 //! [`PaimonScanExec`] over the planned splits.
 
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use arrow::datatypes::{Schema, SchemaRef};
@@ -24,6 +23,7 @@ use crate::options::PaimonOptions;
 use crate::scan::{pruning_counters, PaimonScanExec, ScanDescription, ScanOutput};
 use crate::sink::PaimonSink;
 use crate::stats::column_statistics;
+use crate::wire::ReadWire;
 
 /// The row kind metadata column of primary-key tables.
 const VALUE_KIND: &str = "_VALUE_KIND";
@@ -208,23 +208,20 @@ impl PaimonTableProvider {
             .get::<PaimonOptions>()
             .map(|o| o.table_options().clone())
             .unwrap_or_default();
-        let mut builder = self
-            .table
-            .scan()
-            .with_options(options)
-            .select(req.columns.iter().cloned())
-            .map_err(err)?;
-        if let Some(p) = &req.predicate {
-            builder = builder.with_predicate(p.clone());
-        }
         // DataFusion pushes a limit only when every filter was answered Exact.
         let limit = limit.filter(|_| req.all_exact);
-        if let Some(l) = limit {
-            builder = builder.with_limit(l);
-        }
-        if let Some(n) = NonZeroUsize::new(config.execution.batch_size.into()) {
-            builder = builder.with_batch_size(n);
-        }
+        let wire = ReadWire {
+            location: self.table.location().to_string(),
+            name: self.name.clone(),
+            schema_id: self.table.schema().id,
+            options,
+            columns: req.columns.clone(),
+            predicate: req.predicate.clone(),
+            limit,
+            batch_size: Some(config.execution.batch_size.into()),
+            keep_delete: kinds.keep_delete,
+        };
+        let builder = wire.scan_builder(&self.table)?;
         let scan = builder.build().map_err(err)?;
         let plan = scan.plan().await.map_err(err)?;
         let exact_rows = req.all_exact && self.rows_exact(&plan.splits);
@@ -247,9 +244,10 @@ impl PaimonTableProvider {
             limit,
             pruning: pruning_counters(&plan.metrics),
         };
-        Ok(Arc::new(PaimonScanExec::new(
+        Ok(Arc::new(PaimonScanExec::try_new(
             description,
-            scan.reader().with_keep_delete(kinds.keep_delete),
+            scan.reader().with_keep_delete(wire.keep_delete),
+            wire,
             plan.splits,
             config.execution.target_partitions,
             ScanOutput {
@@ -258,7 +256,7 @@ impl PaimonTableProvider {
                 exact_rows,
                 columns,
             },
-        )))
+        )?))
     }
 
     /// Whether the splits' row counts are exactly the rows read: an append table, no deletion

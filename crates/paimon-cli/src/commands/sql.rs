@@ -11,6 +11,10 @@
 //! Without a query, statements are read from standard input, each ended by `;` (a
 //! `paimon> ` prompt is shown when it is a terminal); an error is printed and the next
 //! statement runs, and the command fails at the end if any statement failed.
+//!
+//! With `--ballista df://host:port` (cargo feature `ballista`), queries are submitted to a
+//! Ballista scheduler started with `paimon-scheduler` and run by `paimon-executor`s
+//! (`crates/paimon-ballista`), which read the tables straight from the warehouse's storage.
 
 use futures::TryStreamExt;
 use paimon_core::spec::DataField;
@@ -34,6 +38,11 @@ pub struct Args {
     /// Write to this file instead of stdout (required for parquet).
     #[arg(long)]
     output: Option<std::path::PathBuf>,
+    /// Submit queries to this Ballista scheduler (`df://host:port`, `paimon-scheduler`) instead
+    /// of running them in this process; its executors read the warehouse themselves.
+    #[cfg(feature = "ballista")]
+    #[arg(long, value_name = "URL")]
+    ballista: Option<String>,
 }
 
 fn df_err(e: DataFusionError) -> Error {
@@ -49,10 +58,7 @@ fn df_err(e: DataFusionError) -> Error {
 
 /// Runs the statements and writes each query's rows.
 pub async fn run(args: Args) -> Result<()> {
-    let config = paimon_datafusion::session_config()
-        .with_default_catalog_and_schema("paimon", "default")
-        .with_information_schema(true);
-    let ctx = paimon_datafusion::datafusion::prelude::SessionContext::new_with_config(config);
+    let ctx = context(&args).await?;
     paimon_datafusion::register_warehouse(&ctx, "paimon", &args.warehouse)
         .await
         .map_err(df_err)?;
@@ -60,6 +66,24 @@ pub async fn run(args: Args) -> Result<()> {
         Some(sql) => run_text(&ctx, &args, sql).await,
         None => run_stdin(&ctx, &args).await,
     }
+}
+
+/// The session: in-process, or a client of the Ballista scheduler given by `--ballista`.
+async fn context(args: &Args) -> Result<SessionContext> {
+    #[cfg(feature = "ballista")]
+    if let Some(url) = &args.ballista {
+        let config = paimon_ballista::session_config(&std::collections::HashMap::new())
+            .with_default_catalog_and_schema("paimon", "default")
+            .with_information_schema(true);
+        return paimon_ballista::remote_context(url, config)
+            .await
+            .map_err(df_err);
+    }
+    let _ = args;
+    let config = paimon_datafusion::session_config()
+        .with_default_catalog_and_schema("paimon", "default")
+        .with_information_schema(true);
+    Ok(SessionContext::new_with_config(config))
 }
 
 /// Runs every statement of `sql`.

@@ -11,10 +11,13 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::spec::datum::Datum;
 
-/// A literal as written, before it is converted to a column's type.
-#[derive(Debug, Clone, PartialEq)]
+/// A literal as written, before it is converted to a column's type. Serialisable (serde), so
+/// a predicate can travel with a scan to the workers of a distributed engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Literal {
     /// SQL `NULL`.
     Null,
@@ -33,7 +36,7 @@ pub enum Literal {
 }
 
 /// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompareOp {
     /// `=`
     Eq,
@@ -83,8 +86,8 @@ impl CompareOp {
     }
 }
 
-/// A predicate over named columns with untyped literals.
-#[derive(Debug, Clone, PartialEq)]
+/// A predicate over named columns with untyped literals. Serialisable (serde) with its literals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Predicate {
     /// Matches every row.
     AlwaysTrue,
@@ -361,6 +364,43 @@ mod tests {
             vec![Literal::string("q"), Literal::Null],
         ));
         assert_eq!(o.to_string(), "(s LIKE 'ab''c%' OR x NOT IN ('q', NULL))");
+    }
+
+    #[test]
+    fn serde_round_trip_keeps_every_variant() {
+        use crate::spec::datum::{Decimal, Timestamp};
+        let p = Predicate::eq("\"A b\"", Literal::int(1))
+            .and(Predicate::between(
+                "d",
+                Literal::Typed(Datum::Decimal(Decimal {
+                    unscaled: -12345,
+                    precision: 10,
+                    scale: 2,
+                })),
+                Literal::Typed(Datum::Timestamp(Timestamp {
+                    millis: 1_700_000_000_123,
+                    nanos: 456,
+                })),
+            ))
+            .and(Predicate::not_in(
+                "x",
+                vec![Literal::string("q"), Literal::Null],
+            ))
+            .and(
+                Predicate::starts_with("s", "ab")
+                    .or(Predicate::is_not_null("c"))
+                    .not(),
+            )
+            .and(Predicate::Compare {
+                column: "b".into(),
+                op: CompareOp::GtEq,
+                value: Literal::Typed(Datum::Binary(vec![0, 255])),
+            })
+            .and(Predicate::AlwaysFalse.or(Predicate::AlwaysTrue));
+        let json = serde_json::to_string(&p).unwrap();
+        let back: Predicate = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, p);
+        assert_eq!(back.to_string(), p.to_string());
     }
 
     #[test]

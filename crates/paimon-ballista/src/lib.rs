@@ -1,0 +1,253 @@
+//! # paimon-ballista
+//!
+//! Distributed reads of Apache Paimon tables on Apache DataFusion Ballista 55.
+//!
+//! A query is planned on the client (the warehouse's catalog resolves table names), shipped as
+//! a logical plan to the scheduler with [`PaimonLogicalCodec`] (tables travel as location +
+//! schema), planned there (splits are planned by the scheduler, with the session's `paimon.*`
+//! options), and each task's plan goes to an executor with [`PaimonPhysicalCodec`]: the scan
+//! node carries its read settings, its child the task's own splits. Executors read their splits
+//! straight from the table's storage; no data passes through the scheduler.
+//!
+//! - client: [`session_state`], [`remote_context`] (`df://host:port`), `standalone_context`
+//!   (feature `standalone`: an in-process scheduler and executor, for tests);
+//! - servers: [`scheduler_config`] + [`run_scheduler`] (binary `paimon-scheduler`),
+//!   [`executor_config`] + [`run_executor`] (binary `paimon-executor`).
+//!
+//! Every process builds its own storage access from its `storage_options` (object store
+//! credentials are never part of a plan). Client, scheduler and executors must run the same
+//! version of this crate: the codecs' bytes are versioned, not negotiated.
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::{SchedulerConfig, TaskDistributionPolicy};
+use ballista_scheduler::scheduler_process::start_server;
+use paimon_datafusion::datafusion::common::{DataFusionError, Result};
+use paimon_datafusion::datafusion::execution::context::SessionState;
+use paimon_datafusion::datafusion::execution::session_state::SessionStateBuilder;
+use paimon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
+use paimon_datafusion::{PaimonLogicalCodec, PaimonOptions, PaimonPhysicalCodec};
+
+pub use ballista;
+pub use paimon_datafusion;
+
+/// Our logical codec around Ballista's.
+pub fn logical_codec(storage_options: &HashMap<String, String>) -> Arc<PaimonLogicalCodec> {
+    Arc::new(PaimonLogicalCodec::new(
+        Arc::new(BallistaLogicalExtensionCodec::default()),
+        storage_options.clone(),
+    ))
+}
+
+/// Our physical codec around Ballista's.
+pub fn physical_codec(storage_options: &HashMap<String, String>) -> Arc<PaimonPhysicalCodec> {
+    Arc::new(PaimonPhysicalCodec::new(
+        Arc::new(BallistaPhysicalExtensionCodec::default()),
+        storage_options.clone(),
+    ))
+}
+
+/// A Ballista session configuration with the `paimon.*` options and our codecs. Scheduler and
+/// executors use it as their config producer, so the options a client sets are applied there
+/// (unknown option keys are dropped silently by Ballista's remote sides).
+pub fn session_config(storage_options: &HashMap<String, String>) -> SessionConfig {
+    SessionConfig::new_with_ballista()
+        .with_option_extension(PaimonOptions::default())
+        .with_ballista_logical_extension_codec(logical_codec(storage_options))
+        .with_ballista_physical_extension_codec(physical_codec(storage_options))
+}
+
+/// A client session state from `config` (see [`session_config`]), DataFusion's default
+/// features included.
+pub fn session_state(config: SessionConfig) -> SessionState {
+    SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build()
+}
+
+/// A client session submitting to the Ballista scheduler at `url` (`df://host:port`).
+/// Register warehouses on it with [`paimon_datafusion::register_warehouse`].
+pub async fn remote_context(url: &str, config: SessionConfig) -> Result<SessionContext> {
+    SessionContext::remote_with_state(url, session_state(config)).await
+}
+
+/// A client session with an in-process scheduler and executor (`parallelism` task slots).
+///
+/// Feature `standalone`.
+///
+/// Ballista's own `standalone_with_state` gives its scheduler a session builder that returns a
+/// clone of the client's state as it was at startup, so session options set later (`SET
+/// paimon.scan_snapshot_id = ..`) never reach planning. This scheduler builds each query's
+/// session from the configuration the client sends, as a separate `paimon-scheduler` does. The
+/// executor still shares the client's runtime: this proves the codecs and the per-task
+/// narrowing, not that separate processes are configured right (see the tests with separate
+/// processes).
+#[cfg(feature = "standalone")]
+pub async fn standalone_context(
+    config: SessionConfig,
+    parallelism: usize,
+) -> Result<SessionContext> {
+    use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+    use ballista_core::serde::BallistaCodec;
+
+    let config = config.with_ballista_standalone_parallelism(parallelism);
+    let state = session_state(config.clone());
+    let codec = BallistaCodec::new(
+        config.ballista_logical_extension_codec(),
+        config.ballista_physical_extension_codec(),
+    );
+    let producer = config.clone();
+    let addr = ballista_scheduler::standalone::new_standalone_scheduler_with_builder(
+        Arc::new(|c: SessionConfig| Ok(session_state(c))),
+        Arc::new(move || producer.clone()),
+        codec,
+    )
+    .await
+    .map_err(ballista_error)?;
+    let url = format!("http://localhost:{}", addr.port());
+    let mut attempts = 0;
+    let scheduler = loop {
+        match SchedulerGrpcClient::connect(url.clone()).await {
+            Ok(client) => break client,
+            Err(e) if attempts >= 100 => {
+                return Err(DataFusionError::External(Box::new(e)));
+            }
+            Err(_) => {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
+    };
+    ballista_executor::new_standalone_executor_from_state(scheduler, parallelism, &state)
+        .await
+        .map_err(ballista_error)?;
+    SessionContext::remote_with_state(&format!("df://localhost:{}", addr.port()), state).await
+}
+
+/// A scheduler configuration with our codecs and config producer, bound to `bind` (host and
+/// port are also what executors and clients connect to). Tasks are handed to executors round
+/// robin (Ballista's default fills one executor's slots first).
+pub fn scheduler_config(
+    bind: SocketAddr,
+    storage_options: &HashMap<String, String>,
+) -> SchedulerConfig {
+    let options = storage_options.clone();
+    let mut config = SchedulerConfig::default()
+        .with_hostname(bind.ip().to_string())
+        .with_port(bind.port())
+        .with_override_config_producer(Arc::new(move || session_config(&options)));
+    config.bind_host = bind.ip().to_string();
+    config.task_distribution = TaskDistributionPolicy::RoundRobin;
+    config.override_logical_codec = Some(logical_codec(storage_options));
+    config.override_physical_codec = Some(physical_codec(storage_options));
+    config
+}
+
+/// Runs a scheduler with `config` until it fails.
+pub async fn run_scheduler(config: SchedulerConfig) -> Result<()> {
+    let addr: SocketAddr = format!("{}:{}", config.bind_host, config.bind_port)
+        .parse()
+        .map_err(|e| DataFusionError::Configuration(format!("scheduler address: {e}")))?;
+    let cluster = BallistaCluster::new_from_config(&config)
+        .await
+        .map_err(ballista_error)?;
+    start_server(cluster, addr, Arc::new(config))
+        .await
+        .map_err(ballista_error)
+}
+
+/// Where an executor runs: what [`executor_config`] needs besides storage options.
+#[derive(Debug, Clone)]
+pub struct ExecutorPlace {
+    /// The scheduler to register with.
+    pub scheduler: SocketAddr,
+    /// Host to bind and advertise.
+    pub host: String,
+    /// Flight port (shuffle data and results are fetched from here).
+    pub port: u16,
+    /// gRPC port (the scheduler pushes tasks here).
+    pub grpc_port: u16,
+    /// Tasks run at once.
+    pub vcores: usize,
+    /// Directory for shuffle files (default: a temporary directory).
+    pub work_dir: Option<String>,
+}
+
+/// An executor configuration with our codecs and config producer, at `place`.
+pub fn executor_config(
+    place: &ExecutorPlace,
+    storage_options: &HashMap<String, String>,
+) -> ExecutorProcessConfig {
+    let options = storage_options.clone();
+    ExecutorProcessConfig {
+        bind_host: place.host.clone(),
+        external_host: Some(place.host.clone()),
+        port: place.port,
+        grpc_port: place.grpc_port,
+        scheduler_host: place.scheduler.ip().to_string(),
+        scheduler_port: place.scheduler.port(),
+        vcores: place.vcores,
+        work_dir: place.work_dir.clone(),
+        override_config_producer: Some(Arc::new(move || session_config(&options))),
+        override_logical_codec: Some(logical_codec(storage_options)),
+        override_physical_codec: Some(physical_codec(storage_options)),
+        ..Default::default()
+    }
+}
+
+/// Runs an executor with `config` until it stops.
+pub async fn run_executor(config: ExecutorProcessConfig) -> Result<()> {
+    start_executor_process(Arc::new(config))
+        .await
+        .map_err(ballista_error)
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default: `info` for this crate and
+/// `paimon_datafusion`, whose scans log each partition's split count). For the binaries.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("paimon_ballista=info,paimon_datafusion=info")
+    });
+    // A second call (a subscriber already set) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+fn ballista_error(e: ballista_core::error::BallistaError) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+/// `key=value` storage options (as given on a command line) as a map; an item without `=` is
+/// an error naming it.
+pub fn parse_storage_options<I, S>(items: I) -> Result<HashMap<String, String>>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out = HashMap::new();
+    for item in items {
+        let item = item.as_ref();
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(DataFusionError::Configuration(format!(
+                "storage option '{item}' is not key=value"
+            )));
+        };
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
+}
