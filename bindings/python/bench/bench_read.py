@@ -22,8 +22,11 @@ import sys
 
 KEY = 1234567
 
+# pyarrow is imported before the clock starts on every side (the peers import it up front;
+# paimon_rs would otherwise pay its import inside the first `to_arrow`).
 PAIMON_RS = r"""
 import sys, time
+import pyarrow
 import paimon_rs
 wh, table, op = sys.argv[1:4]
 t0 = time.perf_counter()
