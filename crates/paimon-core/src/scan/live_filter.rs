@@ -33,9 +33,10 @@ impl Planner<'_> {
         cached: &CachedEntries,
     ) -> Result<Vec<ManifestEntry>> {
         let entries = cached.entries();
-        let slots = self
-            .key_stats_predicate()
-            .map(|_| cached.key_stats_slots(self.ctx.table.schema().id));
+        let key_pred = self.key_stats_predicate();
+        let slots = key_pred
+            .is_some()
+            .then(|| cached.key_stats_slots(self.ctx.table.schema().id));
         let mut kept = Vec::new();
         let mut kept_slots = Vec::new();
         for (i, e) in entries.iter().enumerate() {
@@ -48,7 +49,7 @@ impl Planner<'_> {
         }
         self.metrics.live_files = kept.len() as u64;
         let memo = (slots.is_some() && kept_slots.len() == kept.len()).then_some(&kept_slots[..]);
-        let left = self.filter_live_with(kept, memo).await?;
+        let left = self.filter_live_with(kept, key_pred, memo).await?;
         Ok(left.into_iter().cloned().collect())
     }
 
@@ -57,14 +58,16 @@ impl Planner<'_> {
         &mut self,
         live: Vec<ManifestEntry>,
     ) -> Result<Vec<ManifestEntry>> {
-        self.filter_live_with(live, None).await
+        let key_pred = self.key_stats_predicate();
+        self.filter_live_with(live, key_pred, None).await
     }
 
-    /// The live-entry filters; `key_slots`, when given, holds one memo slot per entry of
-    /// `live` for its decoded key stats.
+    /// The live-entry filters, with [`Self::key_stats_predicate`] as `key_pred`; `key_slots`,
+    /// when given, holds one memo slot per entry of `live` for its decoded key stats.
     async fn filter_live_with<E: Borrow<ManifestEntry>>(
         &mut self,
         live: Vec<E>,
+        key_pred: Option<BoundPredicate>,
         key_slots: Option<&[&OnceLock<DecodedStats>]>,
     ) -> Result<Vec<E>> {
         let schema = self.ctx.table.schema().clone();
@@ -73,7 +76,6 @@ impl Planner<'_> {
             Some(p) if !schema.has_primary_key() => Some(p.clone()),
             _ => None,
         };
-        let key_pred = self.key_stats_predicate();
         let index_pred = self.file_index_predicate();
         let sm = self.ctx.table.snapshot_manager().clone();
         let mut out = Vec::with_capacity(live.len());
