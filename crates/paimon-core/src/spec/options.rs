@@ -224,6 +224,10 @@ pub struct TableOptions {
     pub parquet_page_size: usize,
     /// `parquet.page.row.count.limit` (default 20 000; not a positive integer: the default).
     pub parquet_page_row_count_limit: usize,
+    /// `parquet.enable.dictionary` (default true; parquet-mr's `Boolean.parseBoolean`: only
+    /// `true`, any case, turns it on). When on, the writer still leaves out the dictionary of
+    /// columns that hold one distinct value per row (see `write::parquet`).
+    pub parquet_enable_dictionary: bool,
     /// The `fields.*` options of the merge engines (sequence groups, per-field aggregates).
     pub per_field: FieldOptions,
     /// The `file-index.*` write options (columns, per-index options, in-manifest threshold).
@@ -290,6 +294,9 @@ impl TableOptions {
         options.file_index = FileIndexOptions::from_map(&map);
         options.parquet_page_size = positive(&map, PARQUET_PAGE_SIZE, 1 << 20);
         options.parquet_page_row_count_limit = positive(&map, PARQUET_PAGE_ROW_COUNT_LIMIT, 20_000);
+        options.parquet_enable_dictionary = map
+            .get(PARQUET_ENABLE_DICTIONARY)
+            .is_none_or(|v| v.trim().eq_ignore_ascii_case("true"));
         options.validate_options(r.kind())?;
         pk_index::validate_columns(
             &options.pk_btree_index_columns,
@@ -387,6 +394,7 @@ impl TableOptions {
             file_compression_zstd_level: r.i32(FILE_COMPRESSION_ZSTD_LEVEL)?.unwrap_or(1),
             parquet_page_size: 1 << 20,
             parquet_page_row_count_limit: 20_000,
+            parquet_enable_dictionary: true,
             per_field: FieldOptions::default(),
             file_index: FileIndexOptions::default(),
             extra: BTreeMap::new(),

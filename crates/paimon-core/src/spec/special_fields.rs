@@ -11,6 +11,8 @@ use crate::spec::types::{DataField, DataType, TypeKind};
 pub const KEY_FIELD_ID_START: i32 = 1_073_741_823;
 /// Smallest id of the other system fields (`_ROW_ID` = 2147483642 ... `_SEQUENCE_NUMBER`).
 pub const SYSTEM_FIELD_ID_START: i32 = 2_147_483_642;
+/// Name of the `_SEQUENCE_NUMBER` system field.
+pub const SEQUENCE_NUMBER: &str = "_SEQUENCE_NUMBER";
 /// Field id of `_SEQUENCE_NUMBER`.
 pub const SEQUENCE_NUMBER_ID: i32 = 2_147_483_646;
 /// Field id of `_VALUE_KIND`.
@@ -20,7 +22,7 @@ pub const VALUE_KIND_ID: i32 = 2_147_483_645;
 pub fn sequence_number_field() -> DataField {
     DataField::new(
         SEQUENCE_NUMBER_ID,
-        "_SEQUENCE_NUMBER",
+        SEQUENCE_NUMBER,
         DataType::not_null(TypeKind::BigInt),
     )
 }

@@ -1,8 +1,8 @@
 //! Parquet data files as Java Paimon writes them (`RowDataParquetBuilder`, parquet-mr 1.16):
 //! root `paimon_schema`, Paimon field ids as Parquet field ids (list elements and map
 //! keys/values by the `SpecialFields` formulas), NOT NULL as `required`, writer version 1.0,
-//! dictionary on, column and offset indexes (page statistics), pages of 1 MiB / 20 000 rows
-//! (`parquet.page.size` / `parquet.page.row.count.limit`),
+//! dictionary on (`parquet.enable.dictionary`), column and offset indexes (page statistics),
+//! pages of 1 MiB / 20 000 rows (`parquet.page.size` / `parquet.page.row.count.limit`),
 //! column-index bounds truncated at 64 bytes, footer statistics untruncated, no Arrow schema in
 //! the key-value metadata. Compression from `file.compression` (zstd level
 //! `file.compression.zstd-level`).
@@ -10,6 +10,12 @@
 //! TIMESTAMP / TIMESTAMP_LTZ of precision 7-9 are INT96 as in Java (see `parquet_int96`; such
 //! files are written by its lower-level writer, without page statistics or column index for
 //! the INT96 columns, whose sort order Parquet leaves undefined).
+//!
+//! Divergence (encoding only, any reader decodes both): columns that hold one distinct value
+//! per row of a primary-key file are written without a dictionary: `_SEQUENCE_NUMBER`, and
+//! with a one-column trimmed key its `_KEY_<k>` and `<k>` columns (a file holds each key once).
+//! parquet-mr builds their dictionary until it reaches its size limit and falls back to plain
+//! pages; building it costed a tenth of a primary-key write for nothing.
 //!
 //! The file is built in memory and handed to `FileIO` whole when closed; rolling at
 //! `target-file-size` bounds the buffer.
@@ -30,6 +36,7 @@ use super::parquet_int96::{is_int96, needs_int96, refuse_nested_int96, Int96File
 
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
+use crate::spec::special_fields::SEQUENCE_NUMBER;
 use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
 
@@ -74,8 +81,39 @@ fn compression(options: &TableOptions) -> Result<Compression> {
     })
 }
 
+/// Name prefix of the key columns of primary-key files.
+const KEY_PREFIX: &str = "_KEY_";
+
+/// The top-level columns of `schema` that hold one distinct value per row when it is a
+/// primary-key file's schema: `_SEQUENCE_NUMBER`, and a one-column key's `_KEY_<k>` and `<k>`
+/// (user columns cannot start with `_KEY_` nor be named `_SEQUENCE_NUMBER`).
+fn unique_columns(schema: &Schema) -> Vec<String> {
+    let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    let mut unique = Vec::new();
+    if !names.iter().any(|n| *n == SEQUENCE_NUMBER) {
+        return unique;
+    }
+    unique.push(SEQUENCE_NUMBER.to_string());
+    let keys: Vec<&String> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with(KEY_PREFIX))
+        .collect();
+    if let [key] = keys.as_slice() {
+        unique.push(key.to_string());
+        let value = &key[KEY_PREFIX.len()..];
+        if names.iter().any(|n| *n == value) {
+            unique.push(value.to_string());
+        }
+    }
+    unique
+}
+
 fn properties(options: &TableOptions, schema: &Schema) -> Result<WriterProperties> {
     let mut b = WriterProperties::builder();
+    for name in unique_columns(schema) {
+        b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
+    }
     for f in schema.fields() {
         if is_int96(f.data_type()) {
             // parquet-mr keeps no min/max and no column index for INT96 (undefined order).
@@ -85,7 +123,7 @@ fn properties(options: &TableOptions, schema: &Schema) -> Result<WriterPropertie
     }
     Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(compression(options)?)
-        .set_dictionary_enabled(true)
+        .set_dictionary_enabled(options.parquet_enable_dictionary)
         .set_dictionary_page_size_limit(1 << 20)
         .set_data_page_size_limit(options.parquet_page_size)
         .set_data_page_row_count_limit(options.parquet_page_row_count_limit)
@@ -227,5 +265,104 @@ impl ParquetWriter {
             Inner::Arrow(w) => Ok(w.into_inner()?),
             Inner::Int96(w) => w.finish(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int64Array, Int8Array, StringArray};
+    use bytes::Bytes;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    /// A primary-key file's columns: `_KEY_id`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, `id`, `s`.
+    fn pk_batch() -> RecordBatch {
+        let ids: Vec<i64> = (0..5000).collect();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("_KEY_id", ArrowType::Int64, false),
+            Field::new("_SEQUENCE_NUMBER", ArrowType::Int64, false),
+            Field::new("_VALUE_KIND", ArrowType::Int8, false),
+            Field::new("id", ArrowType::Int64, false),
+            Field::new("s", ArrowType::Utf8, true),
+        ]));
+        let s: StringArray = ids.iter().map(|i| Some(format!("s{}", i % 10))).collect();
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(ids.clone())),
+                Arc::new(Int64Array::from(ids.clone())),
+                Arc::new(Int8Array::from(vec![0; ids.len()])),
+                Arc::new(Int64Array::from(ids)),
+                Arc::new(s),
+            ],
+        )
+        .unwrap()
+    }
+
+    /// Per column of the written file: (name, has a dictionary page).
+    fn dictionaries(batch: &RecordBatch, options: &[(&str, &str)]) -> Vec<(String, bool)> {
+        let map: HashMap<String, String> = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let options = TableOptions::from_map(&map).unwrap();
+        let mut w = ParquetWriter::new(batch.schema(), &options).unwrap();
+        w.write(batch).unwrap();
+        let bytes = Bytes::from(w.finish().unwrap());
+        let reader = SerializedFileReader::new(bytes).unwrap();
+        let group = reader.metadata().row_group(0);
+        group
+            .columns()
+            .iter()
+            .map(|c| {
+                let name = c.column_path().string();
+                (name, c.dictionary_page_offset().is_some())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unique_columns_of_primary_key_files_have_no_dictionary() {
+        let got = dictionaries(&pk_batch(), &[]);
+        let want = [
+            ("_KEY_id", false),
+            ("_SEQUENCE_NUMBER", false),
+            ("_VALUE_KIND", true),
+            ("id", false),
+            ("s", true),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|(n, d)| (n.to_string(), *d)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn dictionary_follows_parquet_enable_dictionary() {
+        for (value, on) in [
+            ("false", false),
+            ("FALSE", false),
+            ("TRUE", true),
+            ("x", false),
+        ] {
+            let got = dictionaries(&pk_batch(), &[("parquet.enable.dictionary", value)]);
+            let s = got.iter().find(|(n, _)| n == "s").unwrap();
+            assert_eq!(s.1, on, "parquet.enable.dictionary = {value}");
+        }
+    }
+
+    #[test]
+    fn composite_keys_and_append_files_keep_their_dictionaries() {
+        let fields = |names: &[&str]| {
+            Schema::new(
+                names
+                    .iter()
+                    .map(|n| Field::new(*n, ArrowType::Int64, false))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let composite = fields(&["_KEY_a", "_KEY_b", "_SEQUENCE_NUMBER", "a", "b"]);
+        assert_eq!(unique_columns(&composite), vec!["_SEQUENCE_NUMBER"]);
+        assert!(unique_columns(&fields(&["_KEY_a", "a", "b"])).is_empty());
+        let thin = fields(&["_SEQUENCE_NUMBER", "_VALUE_KIND", "a"]);
+        assert_eq!(unique_columns(&thin), vec!["_SEQUENCE_NUMBER"]);
     }
 }

@@ -19,6 +19,7 @@ use arrow_select::take::take_record_batch;
 use super::datum::datum_at;
 use crate::bucket::{BucketFunction, BucketFunctionType};
 use crate::catalog::Table;
+use crate::hash::FastHashMap;
 use crate::io::join;
 use crate::spec::binary_row::writer::encode_into;
 use crate::spec::binary_row::BinaryRow;
@@ -299,19 +300,11 @@ impl Router {
                 rows: None,
             }]);
         }
-        let mut groups: HashMap<(usize, i32), Vec<u32>> = HashMap::new();
-        let mut order = Vec::new();
-        for (row, (p, b)) in partition_ids.iter().zip(buckets).enumerate() {
-            let rows = groups.entry((*p, *b)).or_insert_with(|| {
-                order.push((*p, *b));
-                Vec::new()
-            });
-            rows.push(row as u32);
-        }
+        let (mut groups, order) = row_groups(partition_ids, partitions.len(), buckets);
         order
             .into_iter()
             .map(|(p, b)| {
-                let rows = UInt32Array::from(groups.remove(&(p, b)).unwrap_or_default());
+                let rows = UInt32Array::from(groups.take(p, b));
                 let (partition, partition_dir) = partitions
                     .get(p)
                     .cloned()
@@ -325,5 +318,119 @@ impl Router {
                 })
             })
             .collect()
+    }
+}
+
+/// The row positions of each (partition group, bucket) of a batch.
+enum RowGroups {
+    /// Buckets `0..buckets` of every partition group, at `partition * buckets + bucket`.
+    Dense { rows: Vec<Vec<u32>>, buckets: usize },
+    /// Any other buckets (dynamic, postpone, or too many groups for a table).
+    Sparse(FastHashMap<(usize, i32), Vec<u32>>),
+}
+
+impl RowGroups {
+    /// Takes the rows of (`partition`, `bucket`) out.
+    fn take(&mut self, partition: usize, bucket: i32) -> Vec<u32> {
+        match self {
+            RowGroups::Dense { rows, buckets } => usize::try_from(bucket)
+                .ok()
+                .and_then(|b| rows.get_mut(partition * *buckets + b))
+                .map(std::mem::take)
+                .unwrap_or_default(),
+            RowGroups::Sparse(map) => map.remove(&(partition, bucket)).unwrap_or_default(),
+        }
+    }
+}
+
+/// At most this many (partition, bucket) slots are laid out densely.
+const DENSE_SLOTS: usize = 1 << 16;
+
+/// Groups the rows by (partition group, bucket): the groups and their first-seen order. Buckets
+/// in `0..n` with few partition groups index a table directly (no hashing per row).
+fn row_groups(
+    partition_ids: &[usize],
+    partitions: usize,
+    buckets: &[i32],
+) -> (RowGroups, Vec<(usize, i32)>) {
+    let mut order = Vec::new();
+    let max = buckets.iter().copied().max().unwrap_or(0);
+    let min = buckets.iter().copied().min().unwrap_or(0);
+    let width = usize::try_from(max).map_or(0, |m| m + 1);
+    let in_range = partition_ids.iter().all(|p| *p < partitions);
+    if min >= 0 && in_range && partitions.saturating_mul(width) <= DENSE_SLOTS {
+        let mut rows = vec![Vec::new(); partitions * width];
+        for (row, (p, b)) in partition_ids.iter().zip(buckets).enumerate() {
+            // In bounds: `b` is in `0..width` and `p` in `0..partitions` (checked above).
+            let slot = &mut rows[p * width + *b as usize];
+            if slot.is_empty() {
+                order.push((*p, *b));
+            }
+            slot.push(row as u32);
+        }
+        return (
+            RowGroups::Dense {
+                rows,
+                buckets: width,
+            },
+            order,
+        );
+    }
+    let mut map: FastHashMap<(usize, i32), Vec<u32>> = FastHashMap::default();
+    for (row, (p, b)) in partition_ids.iter().zip(buckets).enumerate() {
+        let rows = map.entry((*p, *b)).or_insert_with(|| {
+            order.push((*p, *b));
+            Vec::new()
+        });
+        rows.push(row as u32);
+    }
+    (RowGroups::Sparse(map), order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every group's rows in first-seen order, taken out of `groups`.
+    fn contents(
+        ids: &[usize],
+        partitions: usize,
+        buckets: &[i32],
+    ) -> Vec<((usize, i32), Vec<u32>)> {
+        let (mut groups, order) = row_groups(ids, partitions, buckets);
+        order
+            .into_iter()
+            .map(|(p, b)| ((p, b), groups.take(p, b)))
+            .collect()
+    }
+
+    #[test]
+    fn dense_and_sparse_groupings_agree() {
+        let ids = [0, 1, 0, 1, 0, 2];
+        let buckets = [3, 0, 3, 1, 0, 3];
+        let want = vec![
+            ((0, 3), vec![0, 2]),
+            ((1, 0), vec![1]),
+            ((1, 1), vec![3]),
+            ((0, 0), vec![4]),
+            ((2, 3), vec![5]),
+        ];
+        let (dense, _) = row_groups(&ids, 3, &buckets);
+        assert!(matches!(dense, RowGroups::Dense { .. }));
+        assert_eq!(contents(&ids, 3, &buckets), want);
+        // The postpone bucket (-2) and dynamic buckets beyond the dense table go through a map.
+        let negative = [-2, 0, -2, 1, 0, -2];
+        let (sparse, _) = row_groups(&ids, 3, &negative);
+        assert!(matches!(sparse, RowGroups::Sparse(_)));
+        let got = contents(&ids, 3, &negative);
+        assert_eq!(got[0], ((0, -2), vec![0, 2]));
+        assert_eq!(got.len(), 5);
+        let huge = [i32::MAX, 0, 1, 1, 0, i32::MAX];
+        let (sparse, _) = row_groups(&ids, 3, &huge);
+        assert!(matches!(sparse, RowGroups::Sparse(_)));
+        assert_eq!(contents(&ids, 3, &huge)[0], ((0, i32::MAX), vec![0]));
+        // A partition id outside the group count never indexes the table.
+        let (sparse, _) = row_groups(&[0, 5], 1, &[0, 0]);
+        assert!(matches!(sparse, RowGroups::Sparse(_)));
     }
 }

@@ -145,6 +145,9 @@ pub const PARQUET_PAGE_SIZE: &str = "parquet.page.size";
 /// `parquet.page.row.count.limit`: at most this many rows per Parquet data page
 /// (`ParquetOutputFormat.PAGE_ROW_COUNT_LIMIT`; default 20 000).
 pub const PARQUET_PAGE_ROW_COUNT_LIMIT: &str = "parquet.page.row.count.limit";
+/// `parquet.enable.dictionary`: dictionary encoding of Parquet columns
+/// (`ParquetOutputFormat.ENABLE_DICTIONARY`; default true).
+pub const PARQUET_ENABLE_DICTIONARY: &str = "parquet.enable.dictionary";
 
 /// Key prefixes accepted in overrides besides [`is_known_key`] names: per-field options and
 /// options passed through to formats, file systems and indexes.
