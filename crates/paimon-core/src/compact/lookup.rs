@@ -14,8 +14,14 @@
 //!   remaining levels (the lowest visible higher-level record is the `high` record the
 //!   lookup found), retractions dropped (deletion-vector tables drop deletes at every
 //!   level), and written at the output level with `_FILE_SOURCE = COMPACT`, sequence numbers
-//!   kept; first-row tables merge the inputs alone (first record by sequence). Inputs are
-//!   always rewritten (Java upgrades some level-0 files in place instead).
+//!   kept; first-row tables merge the inputs alone (first record by sequence).
+//! - Upgrade ([`upgrades`]): a deletion-vector table's unit that Java's `MergeTreeCompactTask`
+//!   would not rewrite at all (every section one run, never two small files in a row) moves
+//!   to the output level unchanged (same name, `_FILE_SOURCE` kept, deletion vectors kept) when
+//!   `LookupMergeTreeCompactRewriter#upgradeStrategy` keeps every file: level-0 files without
+//!   deletes going to the top level, or to a lower level of a `deduplicate` table without
+//!   `sequence.field` (their keys are then looked up above the output level and DV-marked, as
+//!   the lookup read does). Any other unit is rewritten whole (Java may upgrade part of it).
 //! - Deletion vectors: the bucket's vectors minus the inputs', plus the new marks, each in
 //!   its own kind (new ones per `deletion-vectors.bitmap64`), written as one new index file
 //!   when anything changed (`writeSingleFile`).
@@ -37,6 +43,7 @@ use crate::catalog::Table;
 use crate::index::deletion_vector::MAGIC_V32;
 use crate::index::dv_encode::{encode_index_file, DeletionVector};
 use crate::io::join;
+use crate::mergetree::MergePlan;
 use crate::read::TableRead;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
@@ -52,7 +59,7 @@ const DELETION_VECTORS: &str = "DELETION_VECTORS";
 
 /// What the lookup compaction of one bucket did.
 pub(super) struct LookupOutcome {
-    /// Input files (rewritten).
+    /// Input files (rewritten, or moved to `level` unchanged by an upgrade).
     pub before: Vec<DataFileMeta>,
     /// Files written at `level`.
     pub after: Vec<DataFileMeta>,
@@ -109,6 +116,11 @@ pub(super) async fn compact_bucket(
     let schema = table.schema();
     let key_fields = schema.fields_of(&schema.trimmed_primary_keys())?;
     let keys = KeySet::new(&key_fields)?;
+    if dv && !first_row {
+        if let Some(moved) = upgrades(table, spec, split, &pick)? {
+            return upgrade(table, split, pick, moved, (&key_fields, &keys)).await;
+        }
+    }
     // Keys of the inputs: all of them (to select the rewritten keys), and those with an
     // input record above level 0 (their `high` record is among the inputs; no lookup).
     // With nothing above the inputs there is nothing to look up or shadow: every input key is
@@ -133,11 +145,40 @@ pub(super) async fn compact_bucket(
         }
     }
     // Lookup: first visible record of each key, lowest remaining level first.
-    let mut pending: KeyBytes = match dv || first_row {
+    let pending: KeyBytes = match dv || first_row {
         true => input_keys.difference(&level1_keys).cloned().collect(),
         // Without deletion vectors the shadowed records stay; lookup-mode reads skip them.
         false => KeyBytes::default(),
     };
+    let (marks, shadowed) = lookup(table, split, &pick, (&key_fields, &keys), pending).await?;
+    // First-row (Java `FirstRowMergeFunctionWrapper`): a level-0 key already present above
+    // the output level is dropped; the others keep their first record, merged over the
+    // inputs only.
+    let (rewritten, merge_remaining) = match first_row {
+        true => (input_keys.difference(&shadowed).cloned().collect(), false),
+        false => (input_keys, true),
+    };
+    let after = rewrite(
+        table,
+        (spec, kv),
+        split,
+        (&pick, merge_remaining),
+        &keys,
+        Some(&rewritten),
+    )
+    .await?;
+    outcome(table, split, pick, after, marks).await
+}
+
+/// The first visible record of each `pending` key in the levels above the output level,
+/// lowest level first (Java `LookupLevels`): the (file, row position) marks and the keys found.
+async fn lookup(
+    table: &Table,
+    split: &DataSplit,
+    pick: &Pick,
+    (key_fields, keys): (&[DataField], &KeySet),
+    mut pending: KeyBytes,
+) -> Result<(Vec<(String, u64)>, KeyBytes)> {
     let mut marks: Vec<(String, u64)> = Vec::new();
     let mut shadowed = KeyBytes::default();
     for indices in pick.remaining.values() {
@@ -148,7 +189,7 @@ pub(super) async fn compact_bucket(
         for &i in indices {
             let name = split.files.get(i).map(|f| f.file_name.clone());
             let name = name.ok_or_else(|| Error::internal("file index out of range"))?;
-            let mut rows = keyed_rows(table, split, i, &key_fields)?;
+            let mut rows = keyed_rows(table, split, i, key_fields)?;
             while let Some(batch) = rows.next().await {
                 let batch = batch?;
                 let positions = batch
@@ -170,23 +211,124 @@ pub(super) async fn compact_bucket(
             shadowed.insert(k);
         }
     }
-    // First-row (Java `FirstRowMergeFunctionWrapper`): a level-0 key already present above
-    // the output level is dropped; the others keep their first record, merged over the
-    // inputs only.
-    let (rewritten, merge_remaining) = match first_row {
-        true => (input_keys.difference(&shadowed).cloned().collect(), false),
-        false => (input_keys, true),
-    };
-    let after = rewrite(
-        table,
-        (spec, kv),
-        split,
-        (&pick, merge_remaining),
-        &keys,
-        Some(&rewritten),
-    )
-    .await?;
-    outcome(table, split, pick, after, marks).await
+    Ok((marks, shadowed))
+}
+
+/// The input files (indices into `split.files`) that move to the output level when Java
+/// would rewrite nothing of the unit, else `None`: `MergeTreeCompactTask` (sections of the
+/// inputs; a section of several runs, or two files below `target-file-size ×
+/// compaction.small-file-ratio` in a row, are rewritten), its `upgrade` (a file that may hold
+/// deletes going to the top level is rewritten) and `LookupMergeTreeCompactRewriter`'s
+/// strategy for level-0 files (deletes: rewrite; top level, or `deduplicate` without
+/// `sequence.field`: kept; otherwise rewrite). Deletion-vector tables only.
+fn upgrades(
+    table: &Table,
+    spec: &FileSpec,
+    split: &DataSplit,
+    pick: &Pick,
+) -> Result<Option<Vec<usize>>> {
+    let options = table.options();
+    let max_level = options.num_levels() - 1;
+    if options.compaction.force_rewrite_all_files
+        || options.extra.contains_key("file.format.per.level")
+    {
+        return Ok(None);
+    }
+    let files: Vec<DataFileMeta> = pick
+        .inputs
+        .iter()
+        .filter_map(|&i| split.files.get(i).cloned())
+        .collect();
+    if files.len() != pick.inputs.len() {
+        return Ok(None);
+    }
+    let plan = MergePlan::new(table.schema(), options, &table.schema().fields)?;
+    let small = (spec.target_size as f64 * options.compaction.small_file_ratio) as i64;
+    let mut small_in_a_row = 0;
+    for section in plan.sections(&files) {
+        let [run] = section.as_slice() else {
+            return Ok(None);
+        };
+        for &f in run {
+            match files.get(f).is_some_and(|x| x.file_size < small) {
+                true => small_in_a_row += 1,
+                false => small_in_a_row = 0,
+            }
+            if small_in_a_row > 1 {
+                return Ok(None);
+            }
+        }
+    }
+    let keeps_level0 = pick.level == max_level
+        || (options.merge_engine == MergeEngine::Deduplicate
+            && options.sequence_field.as_ref().is_none_or(|s| s.is_empty()));
+    let mut moved = Vec::new();
+    for (&i, f) in pick.inputs.iter().zip(&files) {
+        let may_hold_deletes = f.delete_row_count.is_none_or(|n| n > 0);
+        if pick.level == max_level && may_hold_deletes {
+            return Ok(None);
+        }
+        if f.level == pick.level {
+            continue;
+        }
+        if f.level == 0 && (may_hold_deletes || !keeps_level0) {
+            return Ok(None);
+        }
+        moved.push(i);
+    }
+    Ok(Some(moved))
+}
+
+/// The upgrade of `moved` (see [`upgrades`]): the files at the output level unchanged, the
+/// keys of the level-0 ones looked up above it and DV-marked; the bucket's other deletion
+/// vectors, the moved files' included, kept.
+async fn upgrade(
+    table: &Table,
+    split: &DataSplit,
+    pick: Pick,
+    moved: Vec<usize>,
+    key: (&[DataField], &KeySet),
+) -> Result<Option<LookupOutcome>> {
+    let before: Vec<DataFileMeta> = moved
+        .iter()
+        .filter_map(|&i| split.files.get(i).cloned())
+        .collect();
+    if before.is_empty() {
+        return Ok(None);
+    }
+    let mut pending = KeyBytes::default();
+    if !pick.remaining.is_empty() {
+        for &i in &moved {
+            if split.files.get(i).is_none_or(|f| f.level != 0) {
+                continue;
+            }
+            let mut rows = keyed_rows(table, split, i, key.0)?;
+            while let Some(batch) = rows.next().await {
+                for row in key.1.rows(&batch?)?.iter() {
+                    pending.insert(row.as_ref().to_vec());
+                }
+            }
+        }
+    }
+    let (marks, _) = lookup(table, split, &pick, key, pending).await?;
+    let dv_entry = update_vectors(table, split, &[], marks).await?;
+    let after = before
+        .iter()
+        .map(|f| {
+            let mut up = f.clone();
+            up.level = pick.level;
+            up
+        })
+        .collect();
+    let mut changed_levels: BTreeSet<i32> = before.iter().map(|f| f.level).collect();
+    changed_levels.insert(pick.level);
+    Ok(Some(LookupOutcome {
+        before,
+        after,
+        level: pick.level,
+        changed_levels,
+        dv_entry,
+    }))
 }
 
 /// Key bytes (arrow-row encoded) of a bucket's records: one lookup per record read, so hashed

@@ -79,6 +79,9 @@ async fn table(name: &str, engine: Engine, bitmap64: bool, btree: bool) -> Table
     }
     if btree {
         options.push(("pk-btree.index.columns", "b"));
+        // Java indexes only rewritten (`COMPACT`) files; without this the level-0 files of
+        // the fixed workload would be upgraded in place and never indexed.
+        options.push(("compaction.force-rewrite-all-files", "true"));
     }
     match engine {
         Engine::Deduplicate => {}
@@ -262,7 +265,8 @@ proptest! {
     }
 }
 
-/// A fixed workload: three lookup compactions stack levels 5, 4, 3 with vectors marking the
+/// A fixed workload: three lookup compactions (files always rewritten:
+/// `compaction.force-rewrite-all-files`) stack levels 5, 4, 3 with vectors marking the
 /// superseded rows; both kinds of vector; the pk-btree payloads stay valid (levels with new
 /// vectors keep theirs, the new level gets one). Each write is smaller than the level below
 /// it, so Java's size ratio (1%) does not absorb that level into the pick.
@@ -319,6 +323,118 @@ async fn lookup_compaction_stacks_levels_with_deletion_vectors() {
             .unwrap();
         assert_eq!(render_sorted(&t, &rows).len(), 1, "{name}");
     }
+}
+
+/// Live files of the latest snapshot: (name, level, `_FILE_SOURCE`, has a deletion vector).
+async fn live_files(t: &Table) -> Vec<(String, i32, Option<i8>, bool)> {
+    let t = Table::open(t.location()).await.unwrap();
+    let plan = t
+        .scan()
+        .with_option("deletion-vectors.merge-on-read", "true")
+        .build()
+        .unwrap()
+        .plan()
+        .await
+        .unwrap();
+    let mut files: Vec<_> = plan
+        .splits
+        .iter()
+        .flat_map(|s| {
+            let d = s.as_data();
+            d.files
+                .iter()
+                .zip(&d.deletion_files)
+                .map(|(f, dv)| (f.file_name.clone(), f.level, f.file_source, dv.is_some()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Java's `MergeTreeCompactTask` with `LookupMergeTreeCompactRewriter`: a unit of one
+/// level-0 file per bucket without deletes is upgraded, not rewritten: to the top level
+/// (nothing to look up), then, below an occupied top level, to level 4 with the superseded
+/// top-level rows DV-marked (`deduplicate`, no `sequence.field`). The files keep their names
+/// and `_FILE_SOURCE = APPEND`. A level-0 file with deletes is rewritten (its keys were only
+/// retracted, so nothing is written) and marks what it deletes.
+#[tokio::test]
+async fn lookup_compaction_upgrades_level0_files_like_java() {
+    let name = "compact_lookup_upgrade";
+    let t = table(name, Engine::Deduplicate, false, false).await;
+    let mut model = Model::new();
+    let rows = |tag: &str, ids: std::ops::Range<i32>| -> Vec<Row> {
+        ids.map(|i| (i, Some(format!("{tag}{i}")), Some(i64::from(i)), false))
+            .collect()
+    };
+    let compact = |t: &Table| {
+        let location = t.location().to_string();
+        async move {
+            let t = Table::open(&location).await.unwrap();
+            t.compact().execute().await.unwrap();
+        }
+    };
+    let check = |t: &Table, model: &Model| {
+        let t = t.clone();
+        let want = render_sorted(&t, &[model_batch(&t, model)]);
+        async move {
+            assert_eq!(read(&t, false).await, want, "batch read");
+            assert_eq!(read(&t, true).await, want, "merge-on-read");
+        }
+    };
+    // 1. Inserts, compacted: level-0 files upgraded to the top level unchanged.
+    let first = rows("x", 0..200);
+    write_rows(&t, &first).await;
+    apply(&mut model, Engine::Deduplicate, &first);
+    let written = live_files(&t).await;
+    assert!(written.iter().all(|f| f.1 == 0), "{written:?}");
+    compact(&t).await;
+    let upgraded = live_files(&t).await;
+    let moved: Vec<_> = written
+        .iter()
+        .map(|f| (f.0.clone(), 5, f.2, false))
+        .collect();
+    assert_eq!(
+        upgraded, moved,
+        "names and sources kept, level 5, no vectors"
+    );
+    assert!(
+        upgraded.iter().all(|f| f.2 == Some(0)),
+        "_FILE_SOURCE APPEND"
+    );
+    check(&t, &model).await;
+    // 2. Updates of 60 keys: upgraded to level 4, the superseded level-5 rows DV-marked.
+    let updates = rows("y", 50..110);
+    write_rows(&t, &updates).await;
+    apply(&mut model, Engine::Deduplicate, &updates);
+    let level0: Vec<String> = live_files(&t)
+        .await
+        .into_iter()
+        .filter(|f| f.1 == 0)
+        .map(|f| f.0)
+        .collect();
+    compact(&t).await;
+    let after = live_files(&t).await;
+    for f in &after {
+        match level0.contains(&f.0) {
+            true => assert_eq!((f.1, f.2, f.3), (4, Some(0), false), "{f:?}"),
+            false => assert_eq!((f.1, f.3), (5, true), "{f:?}: marked"),
+        }
+    }
+    assert_eq!(after.iter().filter(|f| f.1 == 4).count(), level0.len());
+    check(&t, &model).await;
+    // 3. Deletes: the file may hold deletes, so it is rewritten (Java `upgradeStrategy`); its
+    // keys are only retracted, so nothing is written and only the marks remain.
+    let deletes = vec![(3, None, None, true), (70, None, None, true)];
+    write_rows(&t, &deletes).await;
+    apply(&mut model, Engine::Deduplicate, &deletes);
+    compact(&t).await;
+    let mut got = levels(&t).await;
+    got.sort_unstable();
+    got.dedup();
+    assert_eq!(got, vec![4, 5]);
+    check(&t, &model).await;
+    save_expected(&t, &[model_batch(&t, &model)]);
 }
 
 fn written(name: &str) -> String {

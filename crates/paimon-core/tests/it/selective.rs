@@ -257,10 +257,13 @@ pub fn rewrite_parquet_with(
         return false;
     }
     let batches = transform(batches);
-    for d in divisors {
+    // Without dictionaries the rewrite may be smaller than the original where the original
+    // left them out (our writer does for unique key columns), and padding only grows a file.
+    for (d, dictionary) in divisors.iter().flat_map(|d| [(d, true), (d, false)]) {
         let page = (rows / d).max(2);
         let write = |pad: usize| -> Option<Vec<u8>> {
             let props = WriterProperties::builder()
+                .set_dictionary_enabled(dictionary)
                 .set_statistics_enabled(EnabledStatistics::Page)
                 .set_data_page_row_count_limit(page)
                 .set_write_batch_size(page)
