@@ -50,7 +50,10 @@ fn kind_text(kind: i8) -> &'static str {
 
 /// How the audit log of a table with `schema` takes `filters`: those on table columns as the
 /// table does ([`classify`]), those on `rowkind` stay above the scan.
-pub(crate) fn pushdown(filters: &[&Expr], schema: &TableSchema) -> Vec<TableProviderFilterPushDown> {
+pub(crate) fn pushdown(
+    filters: &[&Expr],
+    schema: &TableSchema,
+) -> Vec<TableProviderFilterPushDown> {
     filters
         .iter()
         .map(|f| {

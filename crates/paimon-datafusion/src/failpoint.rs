@@ -37,7 +37,10 @@ pub(crate) fn claim(table: &str, partition: usize) -> bool {
 }
 
 /// `stream`'s first item, then a storage error of `table` (as paimon-core reports one).
-pub(crate) fn fail_after_first<S>(stream: S, table: String) -> impl Stream<Item = Result<RecordBatch>>
+pub(crate) fn fail_after_first<S>(
+    stream: S,
+    table: String,
+) -> impl Stream<Item = Result<RecordBatch>>
 where
     S: Stream<Item = Result<RecordBatch>>,
 {

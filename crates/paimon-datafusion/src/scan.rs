@@ -494,11 +494,11 @@ impl ExecutionPlan for PaimonScanExec {
         let schema = self.schema.clone();
         let drop_columns = self.drop_columns;
         let baseline = BaselineMetrics::new(&self.metrics, partition);
-        let mut splits_read = vec![MetricBuilder::new(&self.metrics).counter("splits_read", partition)];
+        let mut splits_read =
+            vec![MetricBuilder::new(&self.metrics).counter("splits_read", partition)];
         if let Some(site) = site {
-            splits_read.push(
-                MetricBuilder::new(&self.metrics).counter(site.metric_name(), partition),
-            );
+            splits_read
+                .push(MetricBuilder::new(&self.metrics).counter(site.metric_name(), partition));
         }
         let stream = futures::stream::once(async move {
             let batches: Vec<RecordBatch> = rows.try_collect().await?;

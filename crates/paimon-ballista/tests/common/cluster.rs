@@ -142,7 +142,14 @@ impl Cluster {
                     .unwrap()
                     .lines()
                     .filter(|l| l.contains("paimon scan: reading splits") && l.contains(&needle))
-                    .map(|l| l.rsplit("splits=").next().unwrap().trim().parse::<u64>().unwrap())
+                    .map(|l| {
+                        l.rsplit("splits=")
+                            .next()
+                            .unwrap()
+                            .trim()
+                            .parse::<u64>()
+                            .unwrap()
+                    })
                     .sum();
                 (id.clone(), n)
             })

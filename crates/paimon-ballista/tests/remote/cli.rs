@@ -57,7 +57,10 @@ async fn paimon_sql(
 /// Statements as a user types them (default catalog `paimon`, so `dist.orders` resolves),
 /// with the format each is printed in.
 const STATEMENTS: &[(&str, &str)] = &[
-    ("SELECT count(*), sum(v), min(id), max(id) FROM dist.orders", "table"),
+    (
+        "SELECT count(*), sum(v), min(id), max(id) FROM dist.orders",
+        "table",
+    ),
     (
         "SELECT dt, k, count(*), sum(v) FROM paimon.dist.orders GROUP BY dt, k ORDER BY dt, k",
         "csv",
@@ -99,9 +102,15 @@ async fn paimon_sql_ballista_equals_local() {
     for (text, format) in STATEMENTS {
         let local = paimon_sql(&warehouse, text, format, &out, None).await;
         let remote = paimon_sql(&warehouse, text, format, &out, Some(&url)).await;
-        assert!(local.lines().count() > 1 || *format == "jsonl", "{text}: {local}");
+        assert!(
+            local.lines().count() > 1 || *format == "jsonl",
+            "{text}: {local}"
+        );
         assert_eq!(remote, local, "{text}");
     }
+    // The executors read the splits (the in-process runs do not log to their files).
+    let logged: u64 = cluster.splits_logged("dist.orders").values().sum();
+    assert!(logged > 0, "no split read by the executors");
     // The first statement's count, as the library reads the table.
     let (rows, _) = common::library_count_sum(&table, None).await;
     let first = paimon_sql(&warehouse, STATEMENTS[0].0, "csv", &out, Some(&url)).await;

@@ -42,9 +42,16 @@ async fn retried_scan_task_keeps_rows_exact() {
     let per_executor = paimon_ballista::splits_read_per_executor(&cluster.url(), &job)
         .await
         .unwrap();
-    assert_eq!(per_executor.values().sum::<u64>(), planned as u64, "{per_executor:?}");
+    assert_eq!(
+        per_executor.values().sum::<u64>(),
+        planned as u64,
+        "{per_executor:?}"
+    );
     let logged: u64 = cluster.splits_logged("dist.orders").values().sum();
-    assert!(logged > planned as u64, "the failed attempt's splits: {logged} logged");
+    assert!(
+        logged > planned as u64,
+        "the failed attempt's splits: {logged} logged"
+    );
 
     let dup = common::sql(
         &ctx,
