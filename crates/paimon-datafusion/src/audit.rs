@@ -189,6 +189,7 @@ impl RowKindExec {
     }
 
     /// The output schema, layout and row-kind source (what a codec ships; see [`Self::new`]).
+    #[cfg(feature = "proto")]
     pub(crate) fn parts(&self) -> (&SchemaRef, &[Option<usize>], bool) {
         (&self.schema, &self.layout, self.from_kind)
     }
