@@ -258,10 +258,15 @@ impl PaimonScanExec {
             Boundedness::Bounded,
         ));
         let metrics = ExecutionPlanMetricsSet::new();
-        for (name, n) in &description.pruning {
-            MetricBuilder::new(&metrics)
-                .global_counter(name.clone())
-                .add(usize::try_from(*n).unwrap_or(usize::MAX));
+        // Planning counters are metrics of the process that planned (for `EXPLAIN ANALYZE`).
+        // A node decoded elsewhere (a distributed task) shows them in its description only:
+        // every task reporting them would multiply them in the job's metrics.
+        if matches!(read, ReadSource::Ready(_)) {
+            for (name, n) in &description.pruning {
+                MetricBuilder::new(&metrics)
+                    .global_counter(name.clone())
+                    .add(usize::try_from(*n).unwrap_or(usize::MAX));
+            }
         }
         PaimonScanExec {
             description,

@@ -25,6 +25,7 @@ mod output;
 #[path = "../../../paimon-cli/src/commands/sql.rs"]
 mod sql;
 
+use ballista_core::serde::protobuf::operator_metric::Metric;
 use common::cluster::{collect_with_job, Cluster};
 
 /// Two executors of two task slots each, a scheduler, 8 split groups: every query equals
@@ -70,6 +71,37 @@ async fn separate_processes_equal_local() {
         per_executor.values().all(|n| *n > 0),
         "splits read per executor: {per_executor:?}"
     );
+    // Planning counters are the scheduler's: in the scan's description, not reported by
+    // the tasks (each would add them again, multiplying them in the job's metrics).
+    let metrics = paimon_ballista::job_metrics(&cluster.url(), &job)
+        .await
+        .unwrap();
+    let scans: Vec<_> = metrics
+        .stages
+        .iter()
+        .flat_map(|s| &s.operators)
+        .filter(|o| o.operator_type == "PaimonScanExec")
+        .collect();
+    assert!(!scans.is_empty(), "no scan in the job's metrics");
+    for scan in scans {
+        assert!(
+            scan.operator_desc.contains("files_planned="),
+            "{}",
+            scan.operator_desc
+        );
+        let planning: Vec<&str> = scan
+            .metrics
+            .iter()
+            .filter_map(|m| match &m.metric {
+                Some(Metric::Count(c)) if c.name.starts_with("files_") => Some(c.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            planning.is_empty(),
+            "planning counters from tasks: {planning:?}"
+        );
+    }
     // The executors' logs of that query agree.
     let logged = cluster.splits_logged("dist.orders");
     let logged: std::collections::BTreeMap<String, u64> = logged.into_iter().collect();
