@@ -48,7 +48,8 @@ cargo run --quiet -p paimon-core --example read_table >/dev/null
 # Distributed SQL on Ballista: crates/paimon-ballista is its own workspace (own Cargo.lock, so
 # Ballista's second versions of prost, zstd, rand... stay out of this one), built and tested
 # here with the same target directory: the scheduler and two executors as processes on
-# loopback, and standalone mode. Ballista's crates enable DataFusion features this workspace
+# loopback (queries, system tables, a retried task, `paimon sql --ballista`: features
+# `failpoints` and `ballista` of that crate, test-only), and standalone mode. Ballista's crates enable DataFusion features this workspace
 # does not (its defaults, `proto`), so DataFusion compiles a second time: opt-in
 # (PAIMON_RS_BALLISTA=1).
 if [ "$#" -eq 0 ] && [ "${PAIMON_RS_BALLISTA:-0}" = 1 ]; then

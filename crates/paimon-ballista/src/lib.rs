@@ -12,7 +12,9 @@
 //! - client: [`session_state`], [`remote_context`] (`df://host:port`), `standalone_context`
 //!   (feature `standalone`: an in-process scheduler and executor, for tests);
 //! - servers: [`scheduler_config`] + [`run_scheduler`] (binary `paimon-scheduler`),
-//!   [`executor_config`] + [`run_executor`] (binary `paimon-executor`).
+//!   [`executor_config`] + [`run_executor`] (binary `paimon-executor`);
+//! - after a query: [`job_id`] of its plan, [`splits_read_per_executor`] / [`job_metrics`]
+//!   (the operator metrics the scheduler collected from the executors' tasks).
 //!
 //! Every process builds its own storage access from its `storage_options` (object store
 //! credentials are never part of a plan). Client, scheduler and executors must run the same
@@ -23,21 +25,26 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use ballista_core::execution_plans::DistributedQueryExec;
+use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+use ballista_core::serde::protobuf::{operator_metric, GetJobMetricsParams, GetJobMetricsResult};
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::{SchedulerConfig, TaskDistributionPolicy};
 use ballista_scheduler::scheduler_process::start_server;
+use datafusion_proto::protobuf::LogicalPlanNode;
 use paimon_datafusion::datafusion::common::{DataFusionError, Result};
 use paimon_datafusion::datafusion::execution::context::SessionState;
 use paimon_datafusion::datafusion::execution::session_state::SessionStateBuilder;
+use paimon_datafusion::datafusion::physical_plan::ExecutionPlan;
 use paimon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
-use paimon_datafusion::{PaimonLogicalCodec, PaimonOptions, PaimonPhysicalCodec};
+use paimon_datafusion::{PaimonLogicalCodec, PaimonOptions, PaimonPhysicalCodec, ReadSite};
 
 pub use ballista;
 pub use paimon_datafusion;
@@ -99,7 +106,6 @@ pub async fn standalone_context(
     config: SessionConfig,
     parallelism: usize,
 ) -> Result<SessionContext> {
-    use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
     use ballista_core::serde::BallistaCodec;
 
     let config = config.with_ballista_standalone_parallelism(parallelism);
@@ -171,6 +177,9 @@ pub async fn run_scheduler(config: SchedulerConfig) -> Result<()> {
 /// Where an executor runs: what [`executor_config`] needs besides storage options.
 #[derive(Debug, Clone)]
 pub struct ExecutorPlace {
+    /// The executor's id (default: a fresh UUID, Ballista's default). It names the
+    /// executor's split counter (`splits_read@<id>`) in the job metrics.
+    pub id: Option<String>,
     /// The scheduler to register with.
     pub scheduler: SocketAddr,
     /// Host to bind and advertise.
@@ -185,13 +194,19 @@ pub struct ExecutorPlace {
     pub work_dir: Option<String>,
 }
 
-/// An executor configuration with our codecs and config producer, at `place`.
+/// An executor configuration with our codecs and config producer, at `place`. Its tasks'
+/// sessions carry a [`ReadSite`] named by the executor id, so each scan task counts the
+/// splits it read under `splits_read@<executor id>` ([`splits_read_per_executor`]).
 pub fn executor_config(
     place: &ExecutorPlace,
     storage_options: &HashMap<String, String>,
 ) -> ExecutorProcessConfig {
+    let defaults = ExecutorProcessConfig::default();
+    let executor_id = place.id.clone().unwrap_or(defaults.executor_id.clone());
+    let site = Arc::new(ReadSite::new(executor_id.clone()));
     let options = storage_options.clone();
     ExecutorProcessConfig {
+        executor_id,
         bind_host: place.host.clone(),
         external_host: Some(place.host.clone()),
         port: place.port,
@@ -200,11 +215,62 @@ pub fn executor_config(
         scheduler_port: place.scheduler.port(),
         vcores: place.vcores,
         work_dir: place.work_dir.clone(),
-        override_config_producer: Some(Arc::new(move || session_config(&options))),
+        override_config_producer: Some(Arc::new(move || {
+            session_config(&options).with_extension(site.clone())
+        })),
         override_logical_codec: Some(logical_codec(storage_options)),
         override_physical_codec: Some(physical_codec(storage_options)),
-        ..Default::default()
+        ..defaults
     }
+}
+
+/// The scheduler job that ran `plan`, a physical plan of a Ballista client session
+/// ([`remote_context`]) once it has been executed (`None` before, or for a plan that did
+/// not go through a scheduler).
+pub fn job_id(plan: &Arc<dyn ExecutionPlan>) -> Option<String> {
+    if let Some(q) = plan.downcast_ref::<DistributedQueryExec<LogicalPlanNode>>() {
+        return q.job_id().map(|j| j.as_str().to_string());
+    }
+    plan.children().into_iter().find_map(job_id)
+}
+
+/// Splits of Paimon tables read per executor in job `job_id` of the scheduler at `url`
+/// (`df://host:port`): executor id → splits, summed over the job's scan tasks. Taken from
+/// the operator metrics the scheduler folded from its executors' task reports
+/// (`GetJobMetrics`; only stages that succeeded, and each partition's last successful
+/// attempt), where each scan task counted its splits under `splits_read@<executor id>`.
+pub async fn splits_read_per_executor(url: &str, job_id: &str) -> Result<BTreeMap<String, u64>> {
+    let metrics = job_metrics(url, job_id).await?;
+    let mut out = BTreeMap::new();
+    for stage in &metrics.stages {
+        for op in &stage.operators {
+            for m in &op.metrics {
+                if let Some(operator_metric::Metric::Count(c)) = &m.metric {
+                    if let Some(site) = c.name.strip_prefix(ReadSite::METRIC_PREFIX) {
+                        *out.entry(site.to_string()).or_insert(0) += c.value;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The per-stage operator metrics of job `job_id` (`GetJobMetrics` of the scheduler at
+/// `url`, `df://host:port`).
+pub async fn job_metrics(url: &str, job_id: &str) -> Result<GetJobMetricsResult> {
+    let address = url.strip_prefix("df://").unwrap_or(url);
+    let mut client = SchedulerGrpcClient::connect(format!("http://{address}"))
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let request = GetJobMetricsParams {
+        job_id: job_id.to_string(),
+    };
+    let response = client
+        .get_job_metrics(request)
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    Ok(response.into_inner())
 }
 
 /// Runs an executor with `config` until it stops.

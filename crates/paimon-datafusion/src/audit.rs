@@ -28,8 +28,10 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties, StatisticsArgs,
 };
 use futures::StreamExt;
+use paimon_core::spec::schema::TableSchema;
 use paimon_core::Table;
 
+use crate::filter::classify;
 use crate::table::{KindRead, PaimonTableProvider};
 
 /// The row kind column's name (Java `SpecialFields.ROW_KIND`).
@@ -44,6 +46,24 @@ fn kind_text(kind: i8) -> &'static str {
         3 => "-D",
         _ => "?",
     }
+}
+
+/// How the audit log of a table with `schema` takes `filters`: those on table columns as the
+/// table does ([`classify`]), those on `rowkind` stay above the scan.
+pub(crate) fn pushdown(
+    filters: &[&Expr],
+    schema: &TableSchema,
+) -> Vec<TableProviderFilterPushDown> {
+    filters
+        .iter()
+        .map(|f| {
+            if AuditLogProvider::refers_to_row_kind(f) {
+                TableProviderFilterPushDown::Unsupported
+            } else {
+                classify(f, schema).pushdown
+            }
+        })
+        .collect()
 }
 
 /// `t$audit_log` as a DataFusion table: `rowkind`, then the table's columns.
@@ -84,25 +104,7 @@ impl TableProvider for AuditLogProvider {
         &self,
         filters: &[&Expr],
     ) -> Result<Vec<TableProviderFilterPushDown>> {
-        // Filters on table columns are pushed as for the table; `rowkind` stays above.
-        let pushable: Vec<&Expr> = filters
-            .iter()
-            .copied()
-            .filter(|f| !Self::refers_to_row_kind(f))
-            .collect();
-        let mut answers = self.inner.supports_filters_pushdown(&pushable)?.into_iter();
-        Ok(filters
-            .iter()
-            .map(|f| {
-                if Self::refers_to_row_kind(f) {
-                    TableProviderFilterPushDown::Unsupported
-                } else {
-                    answers
-                        .next()
-                        .unwrap_or(TableProviderFilterPushDown::Unsupported)
-                }
-            })
-            .collect())
+        Ok(pushdown(filters, self.inner.table().schema()))
     }
 
     async fn scan(
@@ -153,7 +155,7 @@ impl TableProvider for AuditLogProvider {
 /// Adds the `rowkind` column to the batches of a table scan: from its last column
 /// (`_VALUE_KIND`) when `from_kind`, else `+I` for every row.
 #[derive(Debug)]
-struct RowKindExec {
+pub(crate) struct RowKindExec {
     input: Arc<dyn ExecutionPlan>,
     schema: SchemaRef,
     layout: Vec<Option<usize>>,
@@ -162,7 +164,10 @@ struct RowKindExec {
 }
 
 impl RowKindExec {
-    fn new(
+    /// The node over `input` (a scan of the table) producing `schema`; `layout` places each
+    /// output column (`None`: the row kind, `Some(i)`: input column `i`); the row kind comes
+    /// from the input's last column when `from_kind`, else every row is `+I`.
+    pub(crate) fn new(
         input: Arc<dyn ExecutionPlan>,
         schema: SchemaRef,
         layout: Vec<Option<usize>>,
@@ -181,6 +186,12 @@ impl RowKindExec {
             from_kind,
             properties,
         }
+    }
+
+    /// The output schema, layout and row-kind source (what a codec ships; see [`Self::new`]).
+    #[cfg(feature = "proto")]
+    pub(crate) fn parts(&self) -> (&SchemaRef, &[Option<usize>], bool) {
+        (&self.schema, &self.layout, self.from_kind)
     }
 }
 

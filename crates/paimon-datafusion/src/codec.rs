@@ -5,9 +5,12 @@
 //! - [`PaimonLogicalCodec`] encodes a [`PaimonTableProvider`] as a [`TableWire`] (location,
 //!   name, schema JSON) and decodes it as a [`RemoteTableProvider`], which plans on the
 //!   decoding side (the scheduler) with that side's session options.
+//!   System tables ([`SystemTable`]) travel as a [`SystemWire`] and are rebuilt on the
+//!   decoding side when scanned ([`RemoteSystemTable`]).
 //! - [`PaimonPhysicalCodec`] encodes a [`PaimonScanExec`] as its [`ReadWire`], description and
 //!   output; its child (the split rows) is encoded by DataFusion itself, so a narrowed child
-//!   ships only its own splits. Decoded nodes open the table on first execution.
+//!   ships only its own splits. Decoded nodes open the table on first execution. The audit
+//!   log's row-kind node travels too (in-memory system tables are DataFusion's own nodes).
 //!
 //! Both wrap another codec (Ballista's, or DataFusion's default) and delegate every node they
 //! do not own. Their bytes start with a 4-byte tag and a JSON body; no credentials are shipped:
@@ -30,8 +33,10 @@ use datafusion_proto::physical_plan::{
 use paimon_core::FileIO;
 use serde::{Deserialize, Serialize};
 
+use crate::audit::RowKindExec;
 use crate::remote_table::{RemoteTableProvider, TableWire};
 use crate::scan::{PaimonScanExec, ScanDescription, ScanOutput};
+use crate::system::shipped::{RemoteSystemTable, SystemTable, SystemWire};
 use crate::table::PaimonTableProvider;
 use crate::wire::ReadWire;
 
@@ -39,6 +44,18 @@ use crate::wire::ReadWire;
 const TABLE_TAG: &[u8; 4] = b"PMT1";
 /// Tag of an encoded scan node (version 1).
 const SCAN_TAG: &[u8; 4] = b"PMS1";
+/// Tag of an encoded system table (version 1).
+const SYSTEM_TAG: &[u8; 4] = b"PMY1";
+/// Tag of an encoded audit-log row-kind node (version 1).
+const ROW_KIND_TAG: &[u8; 4] = b"PMK1";
+
+/// The body of an encoded [`RowKindExec`] (its child, the scan, travels as a node).
+#[derive(Debug, Serialize, Deserialize)]
+struct RowKindWire {
+    schema: Schema,
+    layout: Vec<Option<usize>>,
+    from_kind: bool,
+}
 
 /// The body of an encoded [`PaimonScanExec`].
 #[derive(Debug, Serialize, Deserialize)]
@@ -99,6 +116,19 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        if buf.starts_with(ROW_KIND_TAG) {
+            let wire: RowKindWire = decode_tagged(buf, "audit log node")?;
+            let [input] = inputs else {
+                return internal_err!("a PaimonRowKindExec needs one input, got {}", inputs.len());
+            };
+            let node = RowKindExec::new(
+                input.clone(),
+                SchemaRef::new(wire.schema),
+                wire.layout,
+                wire.from_kind,
+            );
+            return Ok(Arc::new(node));
+        }
         if !buf.starts_with(SCAN_TAG) {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         }
@@ -133,6 +163,15 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
+        if let Some(kinds) = node.downcast_ref::<RowKindExec>() {
+            let (schema, layout, from_kind) = kinds.parts();
+            let wire = RowKindWire {
+                schema: schema.as_ref().clone(),
+                layout: layout.to_vec(),
+                from_kind,
+            };
+            return encode_tagged(ROW_KIND_TAG, &wire, buf);
+        }
         let Some(scan) = node.downcast_ref::<PaimonScanExec>() else {
             return self.inner.try_encode(node, buf, proto_converter);
         };
@@ -220,6 +259,10 @@ impl LogicalExtensionCodec for PaimonLogicalCodec {
         schema: SchemaRef,
         ctx: &TaskContext,
     ) -> Result<Arc<dyn TableProvider>> {
+        if buf.starts_with(SYSTEM_TAG) {
+            let wire: SystemWire = decode_tagged(buf, "system table")?;
+            return Ok(Arc::new(RemoteSystemTable::try_new(wire, self.io.clone())?));
+        }
         if !buf.starts_with(TABLE_TAG) {
             return self
                 .inner
@@ -240,6 +283,10 @@ impl LogicalExtensionCodec for PaimonLogicalCodec {
             TableWire::of(p)?
         } else if let Some(p) = node.downcast_ref::<RemoteTableProvider>() {
             p.wire().clone()
+        } else if let Some(p) = node.downcast_ref::<SystemTable>() {
+            return encode_tagged(SYSTEM_TAG, &p.wire()?, buf);
+        } else if let Some(p) = node.downcast_ref::<RemoteSystemTable>() {
+            return encode_tagged(SYSTEM_TAG, p.wire(), buf);
         } else {
             return self.inner.try_encode_table_provider(table_ref, node, buf);
         };

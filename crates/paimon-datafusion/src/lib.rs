@@ -41,6 +41,8 @@ pub mod catalog;
 pub mod codec;
 pub mod ddl;
 pub mod error;
+#[cfg(feature = "failpoints")]
+pub mod failpoint;
 pub mod filter;
 pub mod options;
 pub mod remote_table;
@@ -67,7 +69,7 @@ pub use codec::{PaimonLogicalCodec, PaimonPhysicalCodec};
 #[cfg(feature = "proto")]
 pub use datafusion_proto;
 pub use options::PaimonOptions;
-pub use scan::PaimonScanExec;
+pub use scan::{PaimonScanExec, ReadSite};
 pub use table::PaimonTableProvider;
 
 /// A session configuration with the `paimon.*` options ([`PaimonOptions`]) registered.

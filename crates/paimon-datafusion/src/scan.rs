@@ -93,6 +93,37 @@ pub struct ScanOutput {
     pub columns: Vec<ColumnStatistics>,
 }
 
+/// Where scans execute, carried by a session configuration as an extension
+/// ([`SessionConfig::with_extension`](datafusion::prelude::SessionConfig::with_extension)):
+/// a [`PaimonScanExec`] executed in such a session also counts the splits it reads under the
+/// metric `splits_read@<name>`. A distributed engine that collects operator metrics per task
+/// (Ballista's scheduler does, `GetJobMetrics`) thereby tells which executor read how many
+/// splits; Ballista's executors are given one by their config producer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadSite {
+    name: String,
+}
+
+impl ReadSite {
+    /// The prefix of the per-site split counter (`splits_read@<name>`).
+    pub const METRIC_PREFIX: &'static str = "splits_read@";
+
+    /// A site named `name` (an executor id).
+    pub fn new(name: impl Into<String>) -> Self {
+        ReadSite { name: name.into() }
+    }
+
+    /// The site's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name of this site's split counter.
+    pub fn metric_name(&self) -> String {
+        format!("{}{}", Self::METRIC_PREFIX, self.name)
+    }
+}
+
 /// Reads groups of Paimon splits, one group per output partition.
 ///
 /// The splits are not held by the node but by its one child, an in-memory source of split
@@ -227,10 +258,15 @@ impl PaimonScanExec {
             Boundedness::Bounded,
         ));
         let metrics = ExecutionPlanMetricsSet::new();
-        for (name, n) in &description.pruning {
-            MetricBuilder::new(&metrics)
-                .global_counter(name.clone())
-                .add(usize::try_from(*n).unwrap_or(usize::MAX));
+        // Planning counters are metrics of the process that planned (for `EXPLAIN ANALYZE`).
+        // A node decoded elsewhere (a distributed task) shows them in its description only:
+        // every task reporting them would multiply them in the job's metrics.
+        if matches!(read, ReadSource::Ready(_)) {
+            for (name, n) in &description.pruning {
+                MetricBuilder::new(&metrics)
+                    .global_counter(name.clone())
+                    .add(usize::try_from(*n).unwrap_or(usize::MAX));
+            }
         }
         PaimonScanExec {
             description,
@@ -456,20 +492,28 @@ impl ExecutionPlan for PaimonScanExec {
                 self.description.table
             );
         }
+        let site = context.session_config().get_extension::<ReadSite>();
         let rows = self.input.execute(partition, context)?;
         let source = self.read.clone();
         let wire = self.wire.clone();
         let schema = self.schema.clone();
         let drop_columns = self.drop_columns;
         let baseline = BaselineMetrics::new(&self.metrics, partition);
-        let splits_read = MetricBuilder::new(&self.metrics).counter("splits_read", partition);
+        let mut splits_read =
+            vec![MetricBuilder::new(&self.metrics).counter("splits_read", partition)];
+        if let Some(site) = site {
+            splits_read
+                .push(MetricBuilder::new(&self.metrics).counter(site.metric_name(), partition));
+        }
         let stream = futures::stream::once(async move {
             let batches: Vec<RecordBatch> = rows.try_collect().await?;
             let mut splits = Vec::new();
             for b in &batches {
                 splits.extend(decode_split_rows(b, &wire.name)?);
             }
-            splits_read.add(splits.len());
+            for c in &splits_read {
+                c.add(splits.len());
+            }
             tracing::info!(
                 table = %wire.name,
                 partition,
@@ -487,13 +531,22 @@ impl ExecutionPlan for PaimonScanExec {
             baseline.record_output(b.num_rows());
             Ok(b)
         });
+        #[cfg(feature = "failpoints")]
+        if crate::failpoint::claim(&self.description.table, partition) {
+            let stream = crate::failpoint::fail_after_first(stream, self.description.table.clone());
+            return Ok(Box::pin(RecordBatchStreamAdapter::new(
+                self.schema.clone(),
+                stream,
+            )));
+        }
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
             stream,
         )))
     }
 
-    /// Planning counters, output rows and splits read per partition, and the read's counters
+    /// Planning counters, output rows and splits read per partition (also as
+    /// `splits_read@<site>` under a session carrying a [`ReadSite`]), and the read's counters
     /// (row groups and pages skipped, rows filtered, key searches, file indexes) summed over
     /// partitions.
     fn metrics(&self) -> Option<MetricsSet> {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! paimon-executor --scheduler 127.0.0.1:50050 --host 127.0.0.1 --port 50051 --grpc-port 50052 \
-//!     [--concurrent-tasks N] [--work-dir DIR] [--storage-option KEY=VALUE ...]
+//!     [--executor-id ID] [--concurrent-tasks N] [--work-dir DIR] [--storage-option KEY=VALUE ...]
 //! ```
 
 use std::net::SocketAddr;
@@ -27,6 +27,9 @@ struct Args {
     /// gRPC port (the scheduler pushes tasks here).
     #[arg(long, default_value_t = 50052)]
     grpc_port: u16,
+    /// Executor id, naming its split counter in job metrics (default: a fresh UUID).
+    #[arg(long)]
+    executor_id: Option<String>,
     /// Tasks run at once (default: available cores).
     #[arg(long)]
     concurrent_tasks: Option<usize>,
@@ -48,6 +51,7 @@ async fn main() -> ExitCode {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         let place = paimon_ballista::ExecutorPlace {
+            id: args.executor_id.clone(),
             scheduler: args.scheduler,
             host: args.host.clone(),
             port: args.port,

@@ -14,6 +14,7 @@
 
 mod files;
 mod partitions;
+pub mod shipped;
 mod travel;
 
 use std::collections::BTreeMap;
@@ -34,14 +35,21 @@ pub(crate) type TravelOptions = BTreeMap<String, String>;
 
 /// The system table `kind` of `table` (`name` = `db.table$kind`, for errors). `t$files`,
 /// `t$manifests`, `t$partitions` and `t$buckets` read the snapshot the session's `paimon.*`
-/// time-travel options choose when scanned, as Java's do with dynamic options.
+/// time-travel options choose when scanned, as Java's do with dynamic options. The result
+/// is a [`shipped::SystemTable`], which the logical codec ships to other processes.
 pub async fn system_table(table: &Table, kind: &str, name: &str) -> Result<Arc<dyn TableProvider>> {
     let kind = kind.to_ascii_lowercase();
     let latest = memory_table(table, &kind, name, &TravelOptions::new()).await?;
-    Ok(match travel::Kind::of(&kind) {
+    let inner: Arc<dyn TableProvider> = match travel::Kind::of(&kind) {
         Some(k) => Arc::new(travel::TravelTable::new(table.clone(), k, name, latest)),
         None => latest,
-    })
+    };
+    Ok(Arc::new(shipped::SystemTable::new(
+        table.clone(),
+        name,
+        &kind,
+        inner,
+    )))
 }
 
 /// The columns of system table `kind` of `table` at the snapshot `travel` chooses.
