@@ -51,16 +51,16 @@ pub struct IndexBuildReport {
 type Groups = BTreeMap<(Vec<u8>, i32, i32), (DataSplit, Vec<DataFileMeta>)>;
 
 /// Builds the `pk-btree` payloads of one indexed column, one source group at a time.
-pub(crate) struct PayloadBuilder<'t> {
-    table: &'t Table,
+pub(crate) struct PayloadBuilder {
+    table: Table,
     field: crate::spec::types::DataField,
     options: crate::spec::options::BTreeBuildOptions,
     reader: crate::read::TableRead,
 }
 
-impl<'t> PayloadBuilder<'t> {
+impl PayloadBuilder {
     /// A builder for `column` of `table` (listed in `pk-btree.index.columns`).
-    pub(crate) fn new(table: &'t Table, column: &str) -> Result<Self> {
+    pub(crate) fn new(table: &Table, column: &str) -> Result<Self> {
         let schema = table.schema();
         let options = table.options();
         if let Some(reason) = options.pk_index_unsupported_reason(schema) {
@@ -85,7 +85,7 @@ impl<'t> PayloadBuilder<'t> {
             .select([column, ROW_INDEX_NAME])?
             .build()?;
         Ok(PayloadBuilder {
-            table,
+            table: table.clone(),
             field,
             options: def.btree_build_options()?,
             reader: scan.reader(),

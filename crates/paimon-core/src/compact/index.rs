@@ -19,14 +19,14 @@ use crate::Result;
 const DELETION_VECTORS: &str = "DELETION_VECTORS";
 
 /// The index state compaction starts from and the payload builders of the table.
-pub(super) struct IndexChanges<'t> {
+pub(super) struct IndexChanges {
     previous: Vec<IndexManifestEntry>,
-    builders: Vec<PayloadBuilder<'t>>,
+    builders: Vec<PayloadBuilder>,
 }
 
-impl<'t> IndexChanges<'t> {
+impl IndexChanges {
     /// The index entries of snapshot `snapshot_id` and a builder per `pk-btree` column.
-    pub(super) async fn new(table: &'t Table, snapshot_id: Option<i64>) -> Result<Self> {
+    pub(super) async fn new(table: &Table, snapshot_id: Option<i64>) -> Result<Self> {
         let previous = match snapshot_id {
             Some(id) => previous_index(table, id).await?,
             None => Vec::new(),

@@ -34,18 +34,21 @@ mod append;
 mod index;
 mod lookup;
 pub(crate) mod on_write;
+mod parallel;
 mod pk;
 mod postpone;
 mod rewrite;
 pub(crate) mod universal;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::DataFileMeta;
 use crate::write::file_writer::FileSpec;
+use crate::write::kv_layout::KvLayout;
 use crate::Result;
 
 use index::IndexChanges;
@@ -154,70 +157,18 @@ impl CompactBuilder {
             true => Some(IndexChanges::new(&self.table, snapshot_id).await?),
             false => None,
         };
-        let max_level = source.options().num_levels() - 1;
+        let cx = Arc::new(BucketCx {
+            source,
+            spec,
+            kv,
+            index,
+            full: self.full,
+        });
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
-        for (split, files) in buckets {
-            let mut picker = new_picker(source.options());
-            let lookup = kv.is_some() && !self.full && lookup_compaction(source.options());
-            if let (true, Some(kv), Some(index)) = (lookup, &kv, &index) {
-                let out = lookup::compact_bucket(&source, &spec, kv, &split, &mut picker).await?;
-                let Some(out) = out else { continue };
-                report
-                    .buckets
-                    .push(BucketCompaction::of(&split, &out.before, &out.after));
-                let mut m =
-                    CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
-                m.compact_before = out.before;
-                m.compact_after = out.after;
-                index
-                    .apply_lookup(&mut m, &split, out.level, &out.changed_levels, out.dv_entry)
-                    .await?;
-                messages.push(m);
-                continue;
-            }
-            if let (false, Some(kv), Some(index)) = (self.full, &kv, &index) {
-                let Some(job) = rewrite::plan_job(&source, &split, &mut picker) else {
-                    continue;
-                };
-                let output = rewrite::Output { spec: &spec, kv };
-                let (before, after) = rewrite::compact_unit(&source, &output, &job).await?;
-                report
-                    .buckets
-                    .push(BucketCompaction::of(&split, &before, &after));
-                let mut changed: std::collections::BTreeSet<i32> =
-                    before.iter().map(|f| f.level).collect();
-                changed.insert(job.output_level);
-                let mut m =
-                    CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
-                m.compact_before = before;
-                m.compact_after = after;
-                index
-                    .apply_lookup(&mut m, &split, job.output_level, &changed, None)
-                    .await?;
-                messages.push(m);
-                continue;
-            }
-            let out = match &kv {
-                Some(kv) => {
-                    pk::compact_bucket(&source, &spec, kv, &split, files, self.full).await?
-                }
-                None => append::compact_bucket(&source, &spec, &split, files, self.full).await?,
-            };
-            let Some((before, after)) = out else { continue };
-            report
-                .buckets
-                .push(BucketCompaction::of(&split, &before, &after));
-            let mut m =
-                CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
-            m.compact_before = before;
-            m.compact_after = after;
-            match (&index, &kv) {
-                (Some(index), Some(_)) => index.apply(&mut m, &split, max_level).await?,
-                (Some(index), None) => index.apply_append_dv(&mut m, &split, &source).await?,
-                (None, _) => {}
-            }
-            messages.push(m);
+        for (bucket, message) in parallel::run(cx, buckets).await?.into_iter().flatten() {
+            report.buckets.push(bucket);
+            messages.push(message);
         }
         if messages.is_empty() {
             return Ok(report);
@@ -269,6 +220,87 @@ impl CompactBuilder {
             })
             .collect();
         Ok((plan.snapshot_id, buckets))
+    }
+}
+
+/// What every bucket's compaction of one [`CompactBuilder::execute`] shares.
+struct BucketCx {
+    /// The table as compaction reads it ([`source_table`]).
+    source: Table,
+    /// Settings of the written files.
+    spec: Arc<FileSpec>,
+    /// The key-value layout (primary-key tables).
+    kv: Option<Arc<KvLayout>>,
+    /// Index state and payload builders (primary-key and deletion-vector tables).
+    index: Option<IndexChanges>,
+    /// [`CompactBuilder::full`].
+    full: bool,
+}
+
+impl BucketCx {
+    /// Compacts one bucket: its report line and commit message, `None` when nothing changed.
+    async fn compact(
+        &self,
+        split: DataSplit,
+        files: Vec<DataFileMeta>,
+    ) -> Result<Option<(BucketCompaction, CommitMessage)>> {
+        let source = &self.source;
+        let max_level = source.options().num_levels() - 1;
+        let mut picker = new_picker(source.options());
+        let lookup = self.kv.is_some() && !self.full && lookup_compaction(source.options());
+        let message = |before: Vec<DataFileMeta>, after: Vec<DataFileMeta>| {
+            let mut m =
+                CommitMessage::new(split.partition.clone(), split.bucket, split.total_buckets);
+            m.compact_before = before;
+            m.compact_after = after;
+            m
+        };
+        if let (true, Some(kv), Some(index)) = (lookup, &self.kv, &self.index) {
+            let out = lookup::compact_bucket(source, &self.spec, kv, &split, &mut picker).await?;
+            let Some(out) = out else { return Ok(None) };
+            let line = BucketCompaction::of(&split, &out.before, &out.after);
+            let mut m = message(out.before, out.after);
+            index
+                .apply_lookup(&mut m, &split, out.level, &out.changed_levels, out.dv_entry)
+                .await?;
+            return Ok(Some((line, m)));
+        }
+        if let (false, Some(kv), Some(index)) = (self.full, &self.kv, &self.index) {
+            let Some(job) = rewrite::plan_job(source, &split, &mut picker) else {
+                return Ok(None);
+            };
+            let output = rewrite::Output {
+                spec: &self.spec,
+                kv,
+            };
+            let (before, after) = rewrite::compact_unit(source, &output, &job).await?;
+            let line = BucketCompaction::of(&split, &before, &after);
+            let mut changed: std::collections::BTreeSet<i32> =
+                before.iter().map(|f| f.level).collect();
+            changed.insert(job.output_level);
+            let mut m = message(before, after);
+            index
+                .apply_lookup(&mut m, &split, job.output_level, &changed, None)
+                .await?;
+            return Ok(Some((line, m)));
+        }
+        let out = match &self.kv {
+            Some(kv) => {
+                pk::compact_bucket(source, &self.spec, kv, &split, files, self.full).await?
+            }
+            None => append::compact_bucket(source, &self.spec, &split, files, self.full).await?,
+        };
+        let Some((before, after)) = out else {
+            return Ok(None);
+        };
+        let line = BucketCompaction::of(&split, &before, &after);
+        let mut m = message(before, after);
+        match (&self.index, &self.kv) {
+            (Some(index), Some(_)) => index.apply(&mut m, &split, max_level).await?,
+            (Some(index), None) => index.apply_append_dv(&mut m, &split, source).await?,
+            (None, _) => {}
+        }
+        Ok(Some((line, m)))
     }
 }
 

@@ -89,7 +89,7 @@ impl CompactOnWrite {
 async fn compact_bucket(
     source: &Table,
     (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
-    index: &IndexChanges<'_>,
+    index: &IndexChanges,
     split: &DataSplit,
     picker: &mut Picker,
     m: &mut CommitMessage,
