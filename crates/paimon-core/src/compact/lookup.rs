@@ -65,7 +65,8 @@ pub(super) struct LookupOutcome {
     pub after: Vec<DataFileMeta>,
     /// The output level.
     pub level: i32,
-    /// Levels whose files changed (inputs' levels and the output level).
+    /// Levels whose payload sources changed (inputs' levels and the output level; for an
+    /// upgrade, only those of moved `COMPACT` files).
     pub changed_levels: BTreeSet<i32>,
     /// The bucket's new deletion-vector index file, when the vectors changed.
     pub dv_entry: Option<IndexManifestEntry>,
@@ -320,8 +321,16 @@ async fn upgrade(
             up
         })
         .collect();
-    let mut changed_levels: BTreeSet<i32> = before.iter().map(|f| f.level).collect();
-    changed_levels.insert(pick.level);
+    // Payload sources are the `COMPACT` files above level 0: moving `APPEND` files changes
+    // no level's sources, so no payload is retired for them.
+    let compacted: Vec<&DataFileMeta> = before
+        .iter()
+        .filter(|f| f.file_source == Some(super::FILE_SOURCE_COMPACT))
+        .collect();
+    let mut changed_levels: BTreeSet<i32> = compacted.iter().map(|f| f.level).collect();
+    if !compacted.is_empty() {
+        changed_levels.insert(pick.level);
+    }
     Ok(Some(LookupOutcome {
         before,
         after,
