@@ -152,27 +152,9 @@ async fn read(t: &Table, merge_on_read: bool) -> Vec<String> {
     render_sorted(&t, &batches)
 }
 
-/// Live files per bucket of the latest snapshot.
+/// The levels of the latest snapshot's live files (one entry per file).
 async fn levels(t: &Table) -> Vec<i32> {
-    let t = Table::open(t.location()).await.unwrap();
-    let plan = t
-        .scan()
-        .with_option("deletion-vectors.merge-on-read", "true")
-        .build()
-        .unwrap()
-        .plan()
-        .await
-        .unwrap();
-    plan.splits
-        .iter()
-        .flat_map(|s| {
-            s.as_data()
-                .files
-                .iter()
-                .map(|f| f.level)
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    live_files(t).await.into_iter().map(|f| f.1).collect()
 }
 
 async fn run(name: &str, engine: Engine, bitmap64: bool, btree: bool, steps: &[Step]) {
