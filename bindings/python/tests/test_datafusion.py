@@ -7,6 +7,7 @@ the Java-written `parquet/pk_table_scan_and_read_dv` and pypaimon's `fixtures.pk
 """
 
 import importlib.metadata
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -157,6 +158,35 @@ def test_catalog_provider():
     assert n == len(cat.get_table("demo.orders").snapshots())
     with pytest.raises(Exception, match="nope"):
         _sql(ctx, "SELECT * FROM paimon.demo.nope")
+
+
+@pytest.fixture(scope="module")
+def big_manifest(tmp_path_factory):
+    """A table whose one manifest exceeds 64 KiB (2,500 partitions, one file each), which
+    paimon-core decodes on tokio's blocking pool while planning."""
+    warehouse = tmp_path_factory.mktemp("big-manifest")
+    cat = paimon_rs.Catalog(str(warehouse))
+    cat.create_database("db")
+    t = cat.create_table("db.parts", pa.schema([("p", pa.int32()), ("v", pa.string())]),
+                         partition_keys=["p"])
+    n = 2500
+    t.write(pa.table({"p": pa.array(range(n), pa.int32()), "v": [f"v{i}" for i in range(n)]}))
+    manifests = [f for f in (Path(t.location) / "manifest").iterdir()
+                 if f.name.startswith("manifest-") and not f.name.startswith("manifest-list")]
+    assert max(f.stat().st_size for f in manifests) > 64 * 1024
+    return cat
+
+
+def test_planning_runs_on_our_runtime(big_manifest):
+    # DataFusion-Python polls `scan()` (and catalog lookups) on its own tokio, another copy of
+    # the crate: without entering our runtime, the blocking-pool hop panics ("must be called
+    # from the context of a Tokio runtime").
+    t = big_manifest.get_table("db.parts")
+    ctx = _ctx(parts=t)
+    assert _sql(ctx, "SELECT count(*) AS n FROM parts")["n"][0].as_py() == 2500
+    assert _sql(ctx, "SELECT v FROM parts WHERE p = 1234")["v"].to_pylist() == ["v1234"]
+    ctx.register_catalog_provider("w", big_manifest)
+    assert _sql(ctx, "SELECT sum(p) AS s FROM w.db.parts")["s"][0].as_py() == sum(range(2500))
 
 
 def test_query_errors_are_python_exceptions():
