@@ -7,6 +7,9 @@ the Java-written `parquet/pk_table_scan_and_read_dv` and pypaimon's `fixtures.pk
 """
 
 import importlib.metadata
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pyarrow as pa
@@ -212,3 +215,35 @@ def test_other_datafusion_major_is_refused(monkeypatch, register):
             ctx.register_catalog_provider("paimon", cat)
     assert "built for DataFusion 55" in str(e.value) and "54.1.0" in str(e.value)
     assert "datafusion==55.*" in str(e.value)
+
+
+OTHER_MAJOR = """
+import datafusion, paimon_rs
+cat = paimon_rs.Catalog({warehouse!r})
+ctx = datafusion.SessionContext()
+for register in (lambda: ctx.register_table("orders", cat.get_table("demo.orders")),
+                 lambda: ctx.register_catalog_provider("paimon", cat)):
+    try:
+        register()
+    except paimon_rs.UnsupportedError as e:
+        print("refused:", e)
+        continue
+    print(ctx.sql("SELECT count(*) FROM orders").to_arrow_table())
+"""
+
+
+def test_real_datafusion_54_is_refused(tmp_path):
+    """In an interpreter with PyPI datafusion 54.1.0 (scripts/test-python.sh makes one), our
+    provider is refused with an exception; without the guard the first query crashes it."""
+    other = os.environ.get("PAIMON_RS_OTHER_DATAFUSION_PYTHON")
+    if not other:
+        pytest.skip("no interpreter with datafusion 54 (PAIMON_RS_OTHER_DATAFUSION_PYTHON)")
+    # Only the paimon_rs package on the path: the rest of this venv holds datafusion 55.
+    shutil.copytree(Path(paimon_rs.__file__).parent, tmp_path / "paimon_rs")
+    r = subprocess.run([other, "-c", OTHER_MAJOR.format(warehouse=str(WAREHOUSE))],
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)},
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    refusals = [line for line in r.stdout.splitlines() if line.startswith("refused:")]
+    assert len(refusals) == 2, r.stdout
+    assert all("built for DataFusion 55" in x and "54.1.0" in x for x in refusals)
