@@ -3,7 +3,7 @@
 //! `Catalog.__datafusion_catalog_provider__`: the warehouse as a DataFusion-Python catalog
 //! (databases are schemas; `FFI_CatalogProvider` in a `datafusion_catalog_provider` capsule).
 //!
-//! Two pitfalls handled here:
+//! Three pitfalls handled here:
 //! - The FFI structs are only compatible between equal DataFusion majors; a provider built for
 //!   55 registered into PyPI `datafusion` 54 crashes the interpreter on the first query. The
 //!   installed `datafusion` version is checked against `datafusion_ffi::version()` before any
@@ -14,6 +14,9 @@
 //!   and stream polling enter it through the handle given to `FFI_TableProvider`. The same
 //!   holds for the catalog's table lookups (`SchemaProvider::table`, [`OnRuntimeSchema`]), and
 //!   the tables they return are wrapped in [`OnRuntime`] too.
+//! - The consumer's physical optimizer sees (and rewrites) every node the FFI plan exports.
+//!   `PaimonScanExec` keeps its splits in a child it must get back unchanged, so the scan plan
+//!   is exported as a leaf ([`Leaf`]).
 
 use std::fmt;
 use std::future::Future;
