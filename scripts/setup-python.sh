@@ -9,7 +9,7 @@
 #   PYTHON                interpreter used to create the venv (default: python3)
 #   PAIMON_RS_RAY         set to 1 to also install Ray Data (a large download; its test skips
 #                         without)
-#   PAIMON_RS_DATAFUSION  set to 1 to also install PyPI datafusion 55 (its tests skip without)
+#   PAIMON_RS_DATAFUSION  1 (default) also installs PyPI datafusion 55; 0 leaves it out
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,7 +18,7 @@ PYTHON="${PYTHON:-python3}"
 PY="$VENV/bin/python"
 PINS=(pytest==8.4.2 pyarrow==21.0.0 pandas==2.3.3)
 # The DataFusion-Python provider: datafusion 55 matches the binding's datafusion-ffi 55.
-if [ "${PAIMON_RS_DATAFUSION:-0}" = 1 ]; then
+if [ "${PAIMON_RS_DATAFUSION:-1}" = 1 ]; then
     PINS+=(datafusion==55.0.0)
 fi
 

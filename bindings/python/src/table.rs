@@ -107,6 +107,19 @@ impl PyCatalog {
         Ok(PyTable { table })
     }
 
+    /// This warehouse as a DataFusion-Python catalog (`ctx.register_catalog_provider("paimon",
+    /// catalog)`, then `SELECT ... FROM paimon.db.table`); databases and tables are listed when
+    /// it is registered. Requires PyPI `datafusion` with the major version this package was
+    /// built against.
+    #[cfg(feature = "datafusion")]
+    fn __datafusion_catalog_provider__<'py>(
+        &self,
+        py: Python<'py>,
+        session: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyCapsule>> {
+        crate::datafusion::catalog_provider(py, &self.catalog, session)
+    }
+
     fn __repr__(&self) -> String {
         format!("Catalog({:?})", self.catalog.warehouse())
     }

@@ -32,3 +32,40 @@ def test_extension_does_not_link_or_embed_libpython():
     # The C API comes from the interpreter that imports the module, not from a copy inside it.
     assert not [s for s in defined if s.startswith(("Py_", "PyObject_", "PyList_", "_Py"))]
     assert "PyList_New" in symbols("--undefined-only")
+
+
+def _stub_members():
+    """{class name: member names} and the module-level names of `_native.pyi`."""
+    import ast
+    from pathlib import Path
+
+    stub = Path(paimon_rs._native.__file__).parent / "_native.pyi"
+    tree = ast.parse(stub.read_text())
+    classes, top = {}, set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes[node.name] = {n.name for n in node.body
+                                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        elif isinstance(node, ast.FunctionDef):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            top.add(node.target.id)
+    return classes, top
+
+
+def test_type_stubs_cover_the_extension():
+    classes, top = _stub_members()
+    native = paimon_rs._native
+    public = {n for n in dir(native) if not n.startswith("_") or n == "__version__"}
+    assert public == set(classes) | top
+    provider = {"__datafusion_table_provider__", "__datafusion_catalog_provider__"}
+    for name, members in classes.items():
+        cls = getattr(native, name)
+        if issubclass(cls, BaseException):
+            continue
+        runtime = {n for n in dir(cls) if not n.startswith("_") or n in provider}
+        stubbed = members - {"__init__", "__iter__", "__next__", "__len__"}
+        # The DataFusion provider methods exist only in builds with the feature.
+        if not paimon_rs.WITH_DATAFUSION:
+            stubbed -= provider
+        assert runtime == stubbed, name

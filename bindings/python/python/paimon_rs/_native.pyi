@@ -36,6 +36,11 @@ class Catalog:
         options: Optional[Mapping[str, str]] = None,
         ignore_if_exists: bool = False,
     ) -> Table: ...
+    def __datafusion_catalog_provider__(self, session: Any) -> object:
+        """The warehouse as a DataFusion-Python catalog (a `datafusion_catalog_provider`
+        PyCapsule): `ctx.register_catalog_provider("paimon", catalog)`. Only when built with
+        the cargo feature `datafusion` (`WITH_DATAFUSION`); raises `UnsupportedError` unless
+        the installed `datafusion` has the major version the package was built with."""
 
 class Table:
     """A Paimon table at its latest schema."""
@@ -71,7 +76,12 @@ class Table:
         partition: Optional[Mapping[str, str]] = None,
         commit_user: Optional[str] = None,
     ) -> Optional[int]: ...
-    def __datafusion_table_provider__(self, session: Any) -> Any: ...
+    def __datafusion_table_provider__(self, session: Any) -> object:
+        """The table as a DataFusion-Python table provider (a `datafusion_table_provider`
+        PyCapsule) with filter, projection and limit pushdown: `ctx.register_table("t", table)`.
+        Only when built with the cargo feature `datafusion` (`WITH_DATAFUSION`); raises
+        `UnsupportedError` unless the installed `datafusion` has the major version the package
+        was built with."""
 
 class Scan:
     """A validated scan; planning and reading release the GIL."""
