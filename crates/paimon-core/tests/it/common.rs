@@ -205,3 +205,16 @@ pub fn rows(lines: &[&str]) -> Vec<String> {
 pub fn metadata_reader(table: &Table) -> TableRead {
     table.scan().with_metadata(true).build().unwrap().reader()
 }
+
+/// The latest snapshot's plan of `t` (reopened) with every level listed
+/// (`deletion-vectors.merge-on-read`): what compaction tests inspect.
+pub async fn merge_on_read_plan(t: &Table) -> Plan {
+    let t = Table::open(t.location()).await.unwrap();
+    t.scan()
+        .with_option("deletion-vectors.merge-on-read", "true")
+        .build()
+        .unwrap()
+        .plan()
+        .await
+        .unwrap()
+}

@@ -309,15 +309,7 @@ async fn lookup_compaction_stacks_levels_with_deletion_vectors() {
 
 /// Live files of the latest snapshot: (name, level, `_FILE_SOURCE`, has a deletion vector).
 async fn live_files(t: &Table) -> Vec<(String, i32, Option<i8>, bool)> {
-    let t = Table::open(t.location()).await.unwrap();
-    let plan = t
-        .scan()
-        .with_option("deletion-vectors.merge-on-read", "true")
-        .build()
-        .unwrap()
-        .plan()
-        .await
-        .unwrap();
+    let plan = crate::common::merge_on_read_plan(t).await;
     let mut files: Vec<_> = plan
         .splits
         .iter()

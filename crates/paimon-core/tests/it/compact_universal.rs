@@ -135,15 +135,7 @@ async fn read(t: &Table) -> Vec<String> {
 
 /// Live files of the latest snapshot.
 pub(crate) async fn live_files(t: &Table) -> Vec<DataFileMeta> {
-    let t = Table::open(t.location()).await.unwrap();
-    let plan = t
-        .scan()
-        .with_option("deletion-vectors.merge-on-read", "true")
-        .build()
-        .unwrap()
-        .plan()
-        .await
-        .unwrap();
+    let plan = crate::common::merge_on_read_plan(t).await;
     plan.splits
         .iter()
         .flat_map(|s| s.as_data().files.clone())
