@@ -37,6 +37,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 
 use super::pk::kv_file_batch;
+use super::rewrite::{task_steps, Step};
 use super::universal::{level_sorted_runs, Picker};
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
@@ -216,9 +217,8 @@ async fn lookup(
 }
 
 /// The input files (indices into `split.files`) that move to the output level when Java
-/// would rewrite nothing of the unit, else `None`: `MergeTreeCompactTask` (sections of the
-/// inputs; a section of several runs, or two files below `target-file-size ×
-/// compaction.small-file-ratio` in a row, are rewritten), its `upgrade` (a file that may hold
+/// would rewrite nothing of the unit, else `None`: `MergeTreeCompactTask`'s steps
+/// ([`task_steps`]: no rewrite step), its `upgrade` (a file that may hold
 /// deletes going to the top level is rewritten) and `LookupMergeTreeCompactRewriter`'s
 /// strategy for level-0 files (deletes: rewrite; top level, or `deduplicate` without
 /// `sequence.field`: kept; otherwise rewrite). Deletion-vector tables only.
@@ -245,20 +245,9 @@ fn upgrades(
     }
     let plan = MergePlan::new(table.schema(), options, &table.schema().fields)?;
     let small = (spec.target_size as f64 * options.compaction.small_file_ratio) as i64;
-    let mut small_in_a_row = 0;
-    for section in plan.sections(&files) {
-        let [run] = section.as_slice() else {
-            return Ok(None);
-        };
-        for &f in run {
-            match files.get(f).is_some_and(|x| x.file_size < small) {
-                true => small_in_a_row += 1,
-                false => small_in_a_row = 0,
-            }
-            if small_in_a_row > 1 {
-                return Ok(None);
-            }
-        }
+    let steps = task_steps(plan.sections(&files), &files, small);
+    if steps.iter().any(|s| matches!(s, Step::Rewrite(_))) {
+        return Ok(None);
     }
     let keeps_level0 = pick.level == max_level
         || (options.merge_engine == MergeEngine::Deduplicate

@@ -70,7 +70,6 @@ pub(super) async fn compact_unit(
         before: Vec::new(),
         after: Vec::new(),
     };
-    let mut candidates: Vec<Vec<Vec<usize>>> = Vec::new();
     let cx = Cx {
         table,
         out,
@@ -78,23 +77,63 @@ pub(super) async fn compact_unit(
         plan: &plan,
         files: &files,
     };
-    for section in plan.sections(&files) {
+    for step in task_steps(plan.sections(&files), &files, small) {
+        match step {
+            Step::Upgrade(f) => state.upgrade(&cx, f).await?,
+            Step::Rewrite(sections) => state.rewrite(&cx, sections).await?,
+        }
+    }
+    Ok((state.before, state.after))
+}
+
+/// One step of Java's `MergeTreeCompactTask#doCompact` over a unit's sections.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// `upgrade(file)`: the file (index into the unit's files) moves to the output level, or
+    /// is rewritten alone when the upgrade rules say so.
+    Upgrade(usize),
+    /// `rewriteImpl`: these sections (runs of file indices) merged into new files.
+    Rewrite(Vec<Vec<Vec<usize>>>),
+}
+
+/// The steps of `MergeTreeCompactTask#doCompact` for `sections` of `files`: sections of
+/// several runs, and files below `small` bytes, become rewrite candidates; any other file
+/// flushes the candidates, then is upgraded; a candidate list that is one single-run
+/// section is upgraded file by file instead of rewritten (`#rewrite`).
+pub(super) fn task_steps(
+    sections: Vec<Vec<Vec<usize>>>,
+    files: &[DataFileMeta],
+    small: i64,
+) -> Vec<Step> {
+    fn flush(candidates: Vec<Vec<Vec<usize>>>, steps: &mut Vec<Step>) {
+        if let [section] = candidates.as_slice() {
+            if let [run] = section.as_slice() {
+                steps.extend(run.iter().map(|&f| Step::Upgrade(f)));
+                return;
+            }
+        }
+        if candidates.iter().any(|c| !c.is_empty()) {
+            steps.push(Step::Rewrite(candidates));
+        }
+    }
+    let mut steps = Vec::new();
+    let mut candidates: Vec<Vec<Vec<usize>>> = Vec::new();
+    for section in sections {
         if section.len() > 1 {
             candidates.push(section);
             continue;
         }
         for &f in section.iter().flatten() {
-            if files[f].file_size < small {
+            if files.get(f).is_some_and(|x| x.file_size < small) {
                 candidates.push(vec![vec![f]]);
             } else {
-                let c = std::mem::take(&mut candidates);
-                state.flush(&cx, c).await?;
-                state.upgrade(&cx, f).await?;
+                flush(std::mem::take(&mut candidates), &mut steps);
+                steps.push(Step::Upgrade(f));
             }
         }
     }
-    state.flush(&cx, candidates).await?;
-    Ok((state.before, state.after))
+    flush(candidates, &mut steps);
+    steps
 }
 
 /// What every step of one unit's compaction reads.
@@ -113,26 +152,6 @@ struct State {
 }
 
 impl State {
-    /// Java `MergeTreeCompactTask#rewrite`.
-    async fn flush(&mut self, cx: &Cx<'_>, candidates: Vec<Vec<Vec<usize>>>) -> Result<()> {
-        if let [section] = candidates.as_slice() {
-            match section.as_slice() {
-                [] => return Ok(()),
-                [run] => {
-                    for &f in run {
-                        self.upgrade(cx, f).await?;
-                    }
-                    return Ok(());
-                }
-                _ => {}
-            }
-        }
-        if candidates.is_empty() {
-            return Ok(());
-        }
-        self.rewrite(cx, candidates).await
-    }
-
     /// Java `MergeTreeCompactTask#upgrade`.
     async fn upgrade(&mut self, cx: &Cx<'_>, f: usize) -> Result<()> {
         let Cx { table, job, .. } = *cx;
@@ -291,4 +310,51 @@ pub(super) fn plan_job<'a>(
         max_level,
         drop_delete,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sized(sizes: &[i64]) -> Vec<DataFileMeta> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| {
+                let mut f = crate::commit::test_support::file(&format!("f{i}"), 1, 0, 0, 0);
+                f.file_size = size;
+                f
+            })
+            .collect()
+    }
+
+    #[test]
+    fn steps_follow_merge_tree_compact_task() {
+        let one = |f: usize| vec![vec![f]];
+        // A lone small file is upgraded, not rewritten.
+        assert_eq!(
+            task_steps(vec![one(0)], &sized(&[1]), 10),
+            vec![Step::Upgrade(0)]
+        );
+        // Two small files in a row are rewritten together.
+        assert_eq!(
+            task_steps(vec![one(0), one(1)], &sized(&[1, 1]), 10),
+            vec![Step::Rewrite(vec![one(0), one(1)])]
+        );
+        // A large file flushes the candidate before it (one file: upgraded), then moves.
+        assert_eq!(
+            task_steps(vec![one(0), one(1), one(2)], &sized(&[1, 99, 1]), 10),
+            vec![Step::Upgrade(0), Step::Upgrade(1), Step::Upgrade(2)]
+        );
+        // A section of several runs is rewritten, with the small file after it.
+        let runs = vec![vec![0], vec![1]];
+        assert_eq!(
+            task_steps(
+                vec![runs.clone(), one(2), one(3)],
+                &sized(&[1, 1, 1, 99]),
+                10
+            ),
+            vec![Step::Rewrite(vec![runs, one(2)]), Step::Upgrade(3)]
+        );
+    }
 }
