@@ -48,7 +48,7 @@ use crate::mergetree::MergePlan;
 use crate::read::TableRead;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
-use crate::spec::options::MergeEngine;
+use crate::spec::options::{MergeEngine, FILE_FORMAT_PER_LEVEL};
 use crate::spec::special_fields::{row_index_field, sequence_number_field, value_kind_field};
 use crate::spec::types::DataField;
 use crate::write::file_writer::FileSpec;
@@ -231,7 +231,7 @@ fn upgrades(
     let options = table.options();
     let max_level = options.num_levels() - 1;
     if options.compaction.force_rewrite_all_files
-        || options.extra.contains_key("file.format.per.level")
+        || options.extra.contains_key(FILE_FORMAT_PER_LEVEL)
     {
         return Ok(None);
     }

@@ -148,6 +148,9 @@ pub const PARQUET_PAGE_ROW_COUNT_LIMIT: &str = "parquet.page.row.count.limit";
 /// `parquet.enable.dictionary`: dictionary encoding of Parquet columns
 /// (`ParquetOutputFormat.ENABLE_DICTIONARY`; default true).
 pub const PARQUET_ENABLE_DICTIONARY: &str = "parquet.enable.dictionary";
+/// `file.format.per.level`: a file format per LSM level (not applied by this writer; a lookup
+/// compaction that Java would make change format rewrites instead of upgrading).
+pub const FILE_FORMAT_PER_LEVEL: &str = "file.format.per.level";
 
 /// Key prefixes accepted in overrides besides [`is_known_key`] names: per-field options and
 /// options passed through to formats, file systems and indexes.
