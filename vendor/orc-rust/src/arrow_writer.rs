@@ -19,7 +19,7 @@ use std::io::Write;
 
 use arrow::{
     array::RecordBatch,
-    datatypes::{DataType as ArrowDataType, SchemaRef},
+    datatypes::{DataType as ArrowDataType, Fields, SchemaRef},
 };
 use prost::Message;
 use snafu::{ensure, ResultExt};
@@ -90,7 +90,7 @@ impl<W: Write> ArrowWriterBuilder<W> {
             .schema
             .fields()
             .iter()
-            .any(|field| matches!(field.data_type(), ArrowDataType::Timestamp(_, None)))
+            .any(|field| has_local_timestamp(field.data_type()))
             .then(|| "UTC".to_owned());
         let compressor = Compressor::new(self.compression, self.compression_block_size)?;
         // Required magic "ORC" bytes at start of file
@@ -162,7 +162,14 @@ impl<W: Write> ArrowWriter<W> {
         if self.writer.row_count > 0 {
             self.flush_stripe()?;
         }
-        let footer = serialize_footer(&self.written_stripes, &self.schema).encode_to_vec();
+        let number_of_rows = self
+            .written_stripes
+            .iter()
+            .map(|s| s.row_count as u64)
+            .sum();
+        let statistics = self.writer.column_statistics(number_of_rows);
+        let footer =
+            serialize_footer(&self.written_stripes, &self.schema, statistics).encode_to_vec();
         let metadata = proto::Metadata::default().encode_to_vec();
 
         let (mut writer, mut compressor) = self.writer.finish();
@@ -189,87 +196,112 @@ impl<W: Write> ArrowWriter<W> {
     }
 }
 
+/// Whether `data_type` is or holds a timestamp without timezone (written relative to the
+/// writer timezone, UTC).
+fn has_local_timestamp(data_type: &ArrowDataType) -> bool {
+    match data_type {
+        ArrowDataType::Timestamp(_, None) => true,
+        ArrowDataType::Struct(fields) => fields.iter().any(|f| has_local_timestamp(f.data_type())),
+        ArrowDataType::List(f) | ArrowDataType::LargeList(f) | ArrowDataType::Map(f, _) => {
+            has_local_timestamp(f.data_type())
+        }
+        _ => false,
+    }
+}
+
 fn serialize_schema(schema: &SchemaRef) -> Vec<proto::Type> {
     let mut types = vec![];
-
-    let field_names = schema
-        .fields()
-        .iter()
-        .map(|f| f.name().to_owned())
-        .collect();
-    // TODO: consider nested types
-    let subtypes = (1..(schema.fields().len() as u32 + 1)).collect();
-    let root_type = proto::Type {
-        kind: Some(proto::r#type::Kind::Struct.into()),
-        subtypes,
-        field_names,
-        maximum_length: None,
-        precision: None,
-        scale: None,
-        attributes: vec![],
-    };
-    types.push(root_type);
-    for field in schema.fields() {
-        let t = match field.data_type() {
-            ArrowDataType::Float32 => proto::Type {
-                kind: Some(proto::r#type::Kind::Float.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Float64 => proto::Type {
-                kind: Some(proto::r#type::Kind::Double.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Int8 => proto::Type {
-                kind: Some(proto::r#type::Kind::Byte.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Int16 => proto::Type {
-                kind: Some(proto::r#type::Kind::Short.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Int32 => proto::Type {
-                kind: Some(proto::r#type::Kind::Int.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Int64 => proto::Type {
-                kind: Some(proto::r#type::Kind::Long.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Date32 => proto::Type {
-                kind: Some(proto::r#type::Kind::Date.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Timestamp(_, None) => proto::Type {
-                kind: Some(proto::r#type::Kind::Timestamp.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Timestamp(_, Some(timezone)) if timezone.as_ref() == "UTC" => {
-                proto::Type {
-                    kind: Some(proto::r#type::Kind::TimestampInstant.into()),
-                    ..Default::default()
-                }
-            }
-            ArrowDataType::Utf8 | ArrowDataType::LargeUtf8 => proto::Type {
-                kind: Some(proto::r#type::Kind::String.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Binary | ArrowDataType::LargeBinary => proto::Type {
-                kind: Some(proto::r#type::Kind::Binary.into()),
-                ..Default::default()
-            },
-            ArrowDataType::Boolean => proto::Type {
-                kind: Some(proto::r#type::Kind::Boolean.into()),
-                ..Default::default()
-            },
-            // TODO: support more types
-            _ => unimplemented!("unsupported datatype"),
-        };
-        types.push(t);
-    }
+    serialize_struct(schema.fields(), &mut types);
     types
 }
 
-fn serialize_footer(stripes: &[StripeInformation], schema: &SchemaRef) -> proto::Footer {
+/// Appends a STRUCT of `fields` and its children to `types` in pre-order (column ID order).
+fn serialize_struct(fields: &Fields, types: &mut Vec<proto::Type>) {
+    let index = types.len();
+    types.push(proto::Type {
+        kind: Some(proto::r#type::Kind::Struct.into()),
+        field_names: fields.iter().map(|f| f.name().to_owned()).collect(),
+        ..Default::default()
+    });
+    let subtypes = fields
+        .iter()
+        .map(|f| serialize_type(f.data_type(), types))
+        .collect();
+    types[index].subtypes = subtypes;
+}
+
+/// Appends the type of a column (and its children) to `types`; returns its column ID.
+fn serialize_type(data_type: &ArrowDataType, types: &mut Vec<proto::Type>) -> u32 {
+    let index = types.len();
+    let kind = |kind: proto::r#type::Kind| proto::Type {
+        kind: Some(kind.into()),
+        ..Default::default()
+    };
+    let t = match data_type {
+        ArrowDataType::Float32 => kind(proto::r#type::Kind::Float),
+        ArrowDataType::Float64 => kind(proto::r#type::Kind::Double),
+        ArrowDataType::Int8 => kind(proto::r#type::Kind::Byte),
+        ArrowDataType::Int16 => kind(proto::r#type::Kind::Short),
+        ArrowDataType::Int32 => kind(proto::r#type::Kind::Int),
+        ArrowDataType::Int64 => kind(proto::r#type::Kind::Long),
+        ArrowDataType::Date32 => kind(proto::r#type::Kind::Date),
+        ArrowDataType::Timestamp(_, None) => kind(proto::r#type::Kind::Timestamp),
+        ArrowDataType::Timestamp(_, Some(timezone)) if timezone.as_ref() == "UTC" => {
+            kind(proto::r#type::Kind::TimestampInstant)
+        }
+        ArrowDataType::Utf8 | ArrowDataType::LargeUtf8 => kind(proto::r#type::Kind::String),
+        ArrowDataType::Binary | ArrowDataType::LargeBinary => kind(proto::r#type::Kind::Binary),
+        ArrowDataType::Boolean => kind(proto::r#type::Kind::Boolean),
+        ArrowDataType::Decimal128(precision, scale) => proto::Type {
+            precision: Some(*precision as u32),
+            scale: Some(*scale as u32),
+            ..kind(proto::r#type::Kind::Decimal)
+        },
+        ArrowDataType::Struct(fields) => {
+            serialize_struct(fields, types);
+            return index as u32;
+        }
+        ArrowDataType::List(f) | ArrowDataType::LargeList(f) => {
+            return serialize_compound(proto::r#type::Kind::List, &[f.data_type()], types);
+        }
+        ArrowDataType::Map(entries, _) => match entries.data_type() {
+            ArrowDataType::Struct(kv) if kv.len() == 2 => {
+                let children = [kv[0].data_type(), kv[1].data_type()];
+                return serialize_compound(proto::r#type::Kind::Map, &children, types);
+            }
+            _ => unimplemented!("map entries must be a struct of key and value"),
+        },
+        // TODO: support more types
+        _ => unimplemented!("unsupported datatype"),
+    };
+    types.push(t);
+    index as u32
+}
+
+/// Appends a LIST or MAP type and its `children` to `types`; returns its column ID.
+fn serialize_compound(
+    kind: proto::r#type::Kind,
+    children: &[&ArrowDataType],
+    types: &mut Vec<proto::Type>,
+) -> u32 {
+    let index = types.len();
+    types.push(proto::Type {
+        kind: Some(kind.into()),
+        ..Default::default()
+    });
+    let subtypes = children
+        .iter()
+        .map(|child| serialize_type(child, types))
+        .collect();
+    types[index].subtypes = subtypes;
+    index as u32
+}
+
+fn serialize_footer(
+    stripes: &[StripeInformation],
+    schema: &SchemaRef,
+    statistics: Vec<proto::ColumnStatistics>,
+) -> proto::Footer {
     let body_length = stripes
         .iter()
         .map(|s| s.index_length + s.data_length + s.footer_length)
@@ -284,7 +316,7 @@ fn serialize_footer(stripes: &[StripeInformation], schema: &SchemaRef) -> proto:
         types,
         metadata: vec![],
         number_of_rows: Some(number_of_rows),
-        statistics: vec![],
+        statistics,
         row_index_stride: None,
         writer: Some(u32::MAX),
         encryption: None,

@@ -20,9 +20,9 @@ use std::marker::PhantomData;
 use arrow::{
     array::{Array, ArrayRef, AsArray},
     datatypes::{
-        ArrowPrimitiveType, ArrowTimestampType, ByteArrayType, Date32Type, Float32Type,
-        Float64Type, GenericBinaryType, GenericStringType, Int16Type, Int32Type, Int64Type,
-        Int8Type,
+        ArrowPrimitiveType, ArrowTimestampType, ByteArrayType, Date32Type, Decimal128Type,
+        Float32Type, Float64Type, GenericBinaryType, GenericStringType, Int16Type, Int32Type,
+        Int64Type, Int8Type,
     },
 };
 use bytes::{BufMut, BytesMut};
@@ -31,6 +31,7 @@ use crate::{
     encoding::{
         boolean::BooleanEncoder,
         byte::ByteRleEncoder,
+        decimal::UnboundedVarintStreamEncoder,
         float::FloatEncoder,
         integer::{rle_v2::RleV2Encoder, NInt, SignedEncoding, UnsignedEncoding},
         timestamp::TimestampEncoder,
@@ -38,6 +39,7 @@ use crate::{
     },
     error::Result,
     memory::EstimateMemory,
+    proto,
     writer::StreamType,
 };
 
@@ -56,6 +58,23 @@ pub trait ColumnStripeEncoder: EstimateMemory {
     /// Emit buffered streams to be written to the writer, and reset state
     /// in preparation for next stripe.
     fn finish(&mut self) -> Vec<Stream>;
+
+    /// Encoders of the child columns (STRUCT fields, LIST element, MAP key and value), in
+    /// column ID order. Empty for primitive columns.
+    fn children(&self) -> &[Box<dyn ColumnStripeEncoder>] {
+        &[]
+    }
+
+    /// Mutable access to [`Self::children`].
+    fn children_mut(&mut self) -> &mut [Box<dyn ColumnStripeEncoder>] {
+        &mut []
+    }
+
+    /// Statistics of all values encoded so far (across stripes) for the file footer; only
+    /// encoders that collect them override this.
+    fn statistics(&self) -> proto::ColumnStatistics {
+        proto::ColumnStatistics::default()
+    }
 }
 
 // TODO: simplify these generics, probably overcomplicating things here
@@ -242,6 +261,98 @@ impl<T: ArrowTimestampType> ColumnStripeEncoder for TimestampColumnEncoder<T> {
             Stream {
                 kind: StreamType::Secondary,
                 bytes: secondary,
+            },
+        ];
+        self.encoded_count = 0;
+        if let Some(present) = self.present.as_mut() {
+            streams.push(Stream {
+                kind: StreamType::Present,
+                bytes: present.finish(),
+            });
+        }
+        streams
+    }
+}
+
+/// Encodes Arrow `Decimal128` into the DATA stream (unscaled values as zigzag varints) and
+/// SECONDARY stream (the scale of each value, signed RLE v2) of an ORC DECIMAL column.
+pub struct DecimalColumnEncoder {
+    data: UnboundedVarintStreamEncoder,
+    scales: RleV2Encoder<i32, SignedEncoding>,
+    scale: i32,
+    present: Option<BooleanEncoder>,
+    encoded_count: usize,
+}
+
+impl DecimalColumnEncoder {
+    /// Every value is written with `scale`, the scale of the column's type.
+    pub fn new(scale: i8) -> Self {
+        Self {
+            data: UnboundedVarintStreamEncoder::new(),
+            scales: RleV2Encoder::new(),
+            scale: scale as i32,
+            present: None,
+            encoded_count: 0,
+        }
+    }
+
+    fn write_one(&mut self, value: i128) {
+        self.data.write_one(value);
+        self.scales.write_one(self.scale);
+    }
+}
+
+impl EstimateMemory for DecimalColumnEncoder {
+    fn estimate_memory_size(&self) -> usize {
+        self.data.estimate_memory_size()
+            + self.scales.estimate_memory_size()
+            + self
+                .present
+                .as_ref()
+                .map(|p| p.estimate_memory_size())
+                .unwrap_or(0)
+    }
+}
+
+impl ColumnStripeEncoder for DecimalColumnEncoder {
+    fn encode_array(&mut self, array: &ArrayRef) -> Result<()> {
+        let array = array.as_primitive::<Decimal128Type>();
+        if let Some(null_buffer) = array.nulls() {
+            for index in null_buffer.valid_indices() {
+                self.write_one(array.value(index));
+            }
+            let encoded_count = self.encoded_count;
+            let present = self.present.get_or_insert_with(|| {
+                let mut present = BooleanEncoder::new();
+                present.extend_present(encoded_count);
+                present
+            });
+            present.extend(null_buffer);
+        } else {
+            for &value in array.values().iter() {
+                self.write_one(value);
+            }
+            if let Some(present) = self.present.as_mut() {
+                present.extend_present(array.len());
+            }
+        }
+        self.encoded_count += array.len() - array.null_count();
+        Ok(())
+    }
+
+    fn column_encoding(&self) -> ColumnEncoding {
+        ColumnEncoding::DirectV2
+    }
+
+    fn finish(&mut self) -> Vec<Stream> {
+        let mut streams = vec![
+            Stream {
+                kind: StreamType::Data,
+                bytes: self.data.take_inner(),
+            },
+            Stream {
+                kind: StreamType::Secondary,
+                bytes: self.scales.take_inner(),
             },
         ];
         self.encoded_count = 0;

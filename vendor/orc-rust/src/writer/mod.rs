@@ -22,7 +22,12 @@ use bytes::Bytes;
 use crate::proto;
 
 pub mod column;
+pub mod compound;
+pub mod statistics;
 pub mod stripe;
+
+#[cfg(test)]
+mod tests;
 
 #[derive(Debug, Clone, Copy, Eq, PartialEq)]
 pub enum StreamType {

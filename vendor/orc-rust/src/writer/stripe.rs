@@ -32,11 +32,13 @@ use crate::proto;
 
 use super::column::{
     BinaryColumnEncoder, BooleanColumnEncoder, ByteColumnEncoder, ColumnStripeEncoder,
-    DateColumnEncoder, DoubleColumnEncoder, FloatColumnEncoder, Int16ColumnEncoder,
-    Int32ColumnEncoder, Int64ColumnEncoder, LargeBinaryColumnEncoder, LargeStringColumnEncoder,
-    StringColumnEncoder, TimestampColumnEncoder,
+    DateColumnEncoder, DecimalColumnEncoder, DoubleColumnEncoder, FloatColumnEncoder,
+    Int16ColumnEncoder, Int32ColumnEncoder, Int64ColumnEncoder, LargeBinaryColumnEncoder,
+    LargeStringColumnEncoder, StringColumnEncoder, TimestampColumnEncoder,
 };
-use super::{ColumnEncoding, StreamType};
+use super::compound::{ListColumnEncoder, MapColumnEncoder, StructColumnEncoder};
+use super::statistics::StatisticsEncoder;
+use super::{ColumnEncoding, Stream, StreamType};
 
 #[derive(Copy, Clone, Eq, Debug, PartialEq)]
 pub struct StripeInformation {
@@ -125,34 +127,27 @@ impl<W: Write> StripeWriter<W> {
         // (see arrow_writer::serialize_schema())
         // Direct encoding to represent root struct
         let mut column_encodings = vec![ColumnEncoding::Direct];
-        let child_column_encodings = self
-            .columns
-            .iter()
-            .map(|c| c.column_encoding())
-            .collect::<Vec<_>>();
-        column_encodings.extend(child_column_encodings);
+        // Root type won't have any streams
+        let mut column_streams = vec![];
+        for c in self.columns.iter_mut() {
+            finish_column(c.as_mut(), &mut column_encodings, &mut column_streams);
+        }
         let column_encodings = column_encodings.iter().map(From::from).collect();
 
-        // Root type won't have any streams
         let mut written_streams = vec![];
         let mut data_length = 0;
-        for (index, c) in self.columns.iter_mut().enumerate() {
-            // Offset by 1 to account for root of 0
-            let column = index + 1;
-            let streams = c.finish();
+        for (column, s) in column_streams {
             // Flush the streams to the writer
-            for s in streams {
-                let (kind, bytes) = s.into_parts();
-                let bytes = self.compressor.compress(&bytes)?;
-                let length = bytes.len();
-                self.writer.write_all(&bytes).context(IoSnafu)?;
-                data_length += length as u64;
-                written_streams.push(WrittenStream {
-                    kind,
-                    column,
-                    length,
-                });
-            }
+            let (kind, bytes) = s.into_parts();
+            let bytes = self.compressor.compress(&bytes)?;
+            let length = bytes.len();
+            self.writer.write_all(&bytes).context(IoSnafu)?;
+            data_length += length as u64;
+            written_streams.push(WrittenStream {
+                kind,
+                column,
+                length,
+            });
         }
         let streams = written_streams.iter().map(From::from).collect();
         let stripe_footer = proto::StripeFooter {
@@ -180,13 +175,56 @@ impl<W: Write> StripeWriter<W> {
         })
     }
 
+    /// Footer statistics of every column in column ID order, the root struct first
+    /// (`number_of_rows` values, never null).
+    pub fn column_statistics(&self, number_of_rows: u64) -> Vec<proto::ColumnStatistics> {
+        let mut statistics = vec![proto::ColumnStatistics {
+            number_of_values: Some(number_of_rows),
+            has_null: Some(false),
+            ..Default::default()
+        }];
+        fn collect(c: &dyn ColumnStripeEncoder, out: &mut Vec<proto::ColumnStatistics>) {
+            out.push(c.statistics());
+            for child in c.children() {
+                collect(child.as_ref(), out);
+            }
+        }
+        for c in &self.columns {
+            collect(c.as_ref(), &mut statistics);
+        }
+        statistics
+    }
+
     /// When finished writing all stripes, return the inner writer.
     pub fn finish(self) -> (W, Compressor) {
         (self.writer, self.compressor)
     }
 }
 
-fn create_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
+/// Emits the streams of `encoder` and its children (column IDs in pre-order, continuing from
+/// `encodings.len()`), with their encodings.
+fn finish_column(
+    encoder: &mut dyn ColumnStripeEncoder,
+    encodings: &mut Vec<ColumnEncoding>,
+    streams: &mut Vec<(usize, Stream)>,
+) {
+    let column = encodings.len();
+    encodings.push(encoder.column_encoding());
+    streams.extend(encoder.finish().into_iter().map(|s| (column, s)));
+    for child in encoder.children_mut() {
+        finish_column(child.as_mut(), encodings, streams);
+    }
+}
+
+/// The encoder of a column (and of its children), collecting its footer statistics.
+pub(crate) fn create_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
+    Box::new(StatisticsEncoder::new(
+        field.data_type(),
+        create_column_encoder(field),
+    ))
+}
+
+fn create_column_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
     match field.data_type() {
         ArrowDataType::Float32 => Box::new(FloatColumnEncoder::new(ColumnEncoding::Direct)),
         ArrowDataType::Float64 => Box::new(DoubleColumnEncoder::new(ColumnEncoding::Direct)),
@@ -222,6 +260,16 @@ fn create_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
         ArrowDataType::Binary => Box::new(BinaryColumnEncoder::new()),
         ArrowDataType::LargeBinary => Box::new(LargeBinaryColumnEncoder::new()),
         ArrowDataType::Boolean => Box::new(BooleanColumnEncoder::new()),
+        ArrowDataType::Decimal128(_, scale) => Box::new(DecimalColumnEncoder::new(*scale)),
+        ArrowDataType::Struct(fields) => Box::new(StructColumnEncoder::new(fields)),
+        ArrowDataType::List(element) => Box::new(ListColumnEncoder::<i32>::new(element)),
+        ArrowDataType::LargeList(element) => Box::new(ListColumnEncoder::<i64>::new(element)),
+        ArrowDataType::Map(entries, _) => match entries.data_type() {
+            ArrowDataType::Struct(kv) if kv.len() == 2 => {
+                Box::new(MapColumnEncoder::new(&kv[0], &kv[1]))
+            }
+            _ => unimplemented!("map entries must be a struct of key and value"),
+        },
         // TODO: support more datatypes
         _ => unimplemented!("unsupported datatype"),
     }
