@@ -32,6 +32,7 @@ mod key_lookup;
 mod key_pushdown;
 mod lookup_mode;
 mod merge_engines;
+mod orc_golden;
 mod pk_index_random;
 mod pk_random_tables;
 mod pypaimon;
