@@ -175,6 +175,8 @@ def check(warehouse, name, expected_path):
 def plain(value):
     """A value from a pyarrow row with TIME as int milliseconds (how ORC files hold it)."""
     import datetime
+    if hasattr(value, "to_pydatetime"):  # a pandas Timestamp (ORC C++ reads nanoseconds)
+        return value.to_pydatetime()
     if isinstance(value, datetime.time):
         return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 \
             + value.microsecond // 1000

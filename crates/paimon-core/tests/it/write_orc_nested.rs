@@ -21,7 +21,8 @@ const MAP_M: &str =
 const ARRAY_L: &str = r#"{"type": "ARRAY", "element": {"type": "ROW", "fields": [
     {"id": 102, "name": "x", "type": "DECIMAL(38, 0)"},
     {"id": 103, "name": "y", "type": "STRING"},
-    {"id": 104, "name": "t", "type": "TIME"}]}}"#;
+    {"id": 104, "name": "t", "type": "TIME"},
+    {"id": 105, "name": "ts", "type": "TIMESTAMP(6)"}]}}"#;
 const MULTISET_MS: &str = r#"{"type": "MULTISET", "element": "STRING NOT NULL"}"#;
 const ARRAY_MULTISET: &str =
     r#"{"type": "ARRAY", "element": {"type": "MULTISET", "element": "INT NOT NULL"}}"#;
@@ -67,9 +68,11 @@ fn row(i: i64, v: i64) -> Value {
     let l = match k % 8 {
         0 => json!([]),
         _ => json!([
-            {"x": "-99999999999999999999999999999999999999", "y": null, "t": "01:02:03.004"},
+            {"x": "-99999999999999999999999999999999999999", "y": null, "t": "01:02:03.004",
+             "ts": "1969-07-20T20:17:40.123456"},
             null,
-            {"x": format!("{}", k * 1_000_000_007), "y": format!("y{k}"), "t": null}
+            {"x": format!("{}", k * 1_000_000_007), "y": format!("y{k}"), "t": null,
+             "ts": format!("2024-03-01T01:02:{:02}.5", k % 60)}
         ]),
     };
     json!({
