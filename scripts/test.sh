@@ -24,11 +24,17 @@ if [ "${PAIMON_RS_DATAFUSION:-1}" = 1 ]; then
     features=(--features paimon-python/datafusion)
 fi
 cargo test --workspace --all-targets "${features[@]}" "$@"
+# The vendored orc-rust (outside the workspace, vendor/orc-rust/PATCHES.md): its unit tests,
+# including the DECIMAL/STRUCT/LIST/MAP writer round trips, with the same target directory.
+if [ "$#" -eq 0 ]; then
+    cargo test --manifest-path vendor/orc-rust/Cargo.toml --lib \
+        --target-dir "${CARGO_TARGET_DIR:-$PWD/target}"
+fi
 # pypaimon reads the tables whose metadata our encoders rewrote and the table our commits
 # changed, and narrows its scans with pk-btree payloads we built (written by the `reencoded`,
 # `commit` and `index_build` tests), and reads the tables our writer wrote (the `write` tests,
 # target/written, including the tables compacted by the `compact` tests), checking rows and
-# buckets.
+# buckets; pyarrow.orc (ORC C++) also reads every ORC data file there.
 if [ "$#" -eq 0 ]; then
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/reencoded
     .venv-pypaimon/bin/python scripts/check-reencoded.py target/committed

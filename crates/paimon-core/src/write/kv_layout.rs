@@ -3,11 +3,11 @@
 //! `1073741823 + id`; omitted with `data-file.thin-mode`), `_SEQUENCE_NUMBER`, `_VALUE_KIND`,
 //! then every table column.
 
-use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch};
+use arrow_array::{make_array, Array, ArrayRef, Int64Array, Int8Array, RecordBatch};
 use arrow_schema::SchemaRef;
 
 use super::file_writer::KeyColumns;
-use super::parquet::parquet_schema;
+use super::parquet::{parquet_schema, retype};
 use crate::arrow::schema::arrow_schema;
 use crate::spec::options::TableOptions;
 use crate::spec::schema::TableSchema;
@@ -122,6 +122,16 @@ impl KvLayout {
         columns.push(std::sync::Arc::new(seq));
         columns.push(std::sync::Arc::new(kinds));
         columns.extend(rows.columns().iter().cloned());
+        // The table rows carry top-level field ids only; the file schema also has the nested
+        // ids of list elements and map keys/values (`parquet_schema`).
+        let columns = columns
+            .into_iter()
+            .zip(self.schema.fields())
+            .map(|(c, f)| match c.data_type() == f.data_type() {
+                true => Ok(c),
+                false => Ok(make_array(retype(c.to_data(), f.data_type())?)),
+            })
+            .collect::<Result<Vec<ArrayRef>>>()?;
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
     }
 }

@@ -1,19 +1,24 @@
 //! ORC data files through orc-rust's `ArrowWriter`: Java's default codec (`file.compression`,
 //! zstd), stripes of `orc.stripe.size` 64 MiB (or less when `target-file-size` is smaller, so
-//! rolling sees the size). TIME columns are ORC `int` (milliseconds of the day), as Java's
-//! `OrcTypeUtil` writes them. orc-rust 0.9 writes atomic types only: its writer has no DECIMAL,
-//! STRUCT, LIST or MAP column (`support` rejects such tables), and no `paimon.id` attributes;
-//! Java and our reader match ORC columns by name.
+//! rolling sees the size). Types as Java's `OrcTypeUtil` (Paimon 2.0) writes them: TIME columns
+//! (also nested ones) are ORC `int` (milliseconds of the day); DECIMAL(p, s) is ORC
+//! `decimal(p,s)`; ROW is `struct` with the field names, ARRAY `array`, MAP `map`, and
+//! MULTISET<T> `map<T,int>`. orc-rust 0.9.0 has no DECIMAL, STRUCT, LIST or MAP writer: the
+//! workspace uses the patched copy in `vendor/orc-rust` (`vendor/orc-rust/PATCHES.md`), whose
+//! footer also carries per-column statistics (value counts, `hasNull`, decimal bounds and sums).
+//! VARIANT, BLOB and VECTOR columns are still refused (`support`). No `paimon.id` attributes are
+//! written; Java and our reader match ORC columns by name.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
+use arrow_array::{make_array, Array, ArrayRef, RecordBatch};
 use arrow_cast::cast;
-use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
 use orc_rust::arrow_writer::{ArrowWriter, ArrowWriterBuilder};
 use orc_rust::compression::CompressionType;
 
+use super::parquet::retype;
 use crate::spec::options::TableOptions;
 use crate::spec::types::{DataType, TypeKind};
 use crate::{Error, Result};
@@ -48,38 +53,82 @@ impl Write for SharedBuf {
     }
 }
 
-/// Whether orc-rust can write a column of `t`.
+/// Whether the ORC writer can write a column of `t` (and of every type nested in it).
 pub(crate) fn orc_writable(t: &DataType) -> bool {
     use TypeKind as K;
-    matches!(
-        t.kind,
+    match &t.kind {
         K::Boolean
-            | K::TinyInt
-            | K::SmallInt
-            | K::Int
-            | K::BigInt
-            | K::Float
-            | K::Double
-            | K::Char(_)
-            | K::VarChar(_)
-            | K::Binary(_)
-            | K::VarBinary(_)
-            | K::Date
-            | K::Time(_)
-            | K::Timestamp(_)
-            | K::LocalZonedTimestamp(_)
-    )
+        | K::TinyInt
+        | K::SmallInt
+        | K::Int
+        | K::BigInt
+        | K::Float
+        | K::Double
+        | K::Decimal { .. }
+        | K::Char(_)
+        | K::VarChar(_)
+        | K::Binary(_)
+        | K::VarBinary(_)
+        | K::Date
+        | K::Time(_)
+        | K::Timestamp(_)
+        | K::LocalZonedTimestamp(_) => true,
+        K::Array(e) | K::Multiset(e) => orc_writable(e),
+        K::Map(k, v) => orc_writable(k) && orc_writable(v),
+        K::Row(fields) => fields.iter().all(|f| orc_writable(&f.data_type)),
+        K::Variant | K::Blob | K::Vector(..) => false,
+    }
 }
 
-/// The ORC file schema of `schema`: TIME (Arrow `Time32(ms)`) columns become `Int32`.
+/// The ORC file type of an Arrow column type: TIME (`Time32(ms)`) becomes `Int32`, at any
+/// depth; nested fields lose their metadata (field ids, which ORC files do not carry), so
+/// batches from any path (table schema or merge output) can be given this exact type.
+fn orc_type(t: &ArrowType) -> ArrowType {
+    let field = |f: &FieldRef| {
+        Arc::new(Field::new(
+            f.name(),
+            orc_type(f.data_type()),
+            f.is_nullable(),
+        ))
+    };
+    match t {
+        ArrowType::Time32(_) => ArrowType::Int32,
+        ArrowType::List(e) => ArrowType::List(field(e)),
+        ArrowType::Map(entries, sorted) => ArrowType::Map(field(entries), *sorted),
+        ArrowType::Struct(fields) => ArrowType::Struct(fields.iter().map(field).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Whether `t` holds a TIME value at any depth (the column needs a cast, not only a retype).
+fn has_time(t: &ArrowType) -> bool {
+    match t {
+        ArrowType::Time32(_) => true,
+        ArrowType::List(f) | ArrowType::Map(f, _) => has_time(f.data_type()),
+        ArrowType::Struct(fields) => fields.iter().any(|f| has_time(f.data_type())),
+        _ => false,
+    }
+}
+
+/// `column` as the file's column type `to` ([`orc_type`] of its type).
+fn file_column(column: &ArrayRef, to: &ArrowType) -> Result<ArrayRef> {
+    if column.data_type() == to {
+        return Ok(column.clone());
+    }
+    let column = if has_time(column.data_type()) {
+        cast(column, to)?
+    } else {
+        column.clone()
+    };
+    Ok(make_array(retype(column.to_data(), to)?))
+}
+
+/// The ORC file schema of `schema` ([`orc_type`] of every column).
 fn orc_schema(schema: &SchemaRef) -> SchemaRef {
     let fields: Vec<Field> = schema
         .fields()
         .iter()
-        .map(|f| match f.data_type() {
-            ArrowType::Time32(_) => f.as_ref().clone().with_data_type(ArrowType::Int32),
-            _ => f.as_ref().clone(),
-        })
+        .map(|f| f.as_ref().clone().with_data_type(orc_type(f.data_type())))
         .collect();
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
@@ -138,10 +187,7 @@ impl OrcWriter {
             .columns()
             .iter()
             .zip(self.schema.fields())
-            .map(|(c, f)| match (c.data_type(), f.data_type()) {
-                (ArrowType::Time32(_), ArrowType::Int32) => Ok(cast(c, &ArrowType::Int32)?),
-                _ => Ok(c.clone()),
-            })
+            .map(|(c, f)| file_column(c, f.data_type()))
             .collect::<Result<Vec<_>>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         Ok(self.writer.write(&batch)?)

@@ -194,7 +194,7 @@ pub(crate) fn parquet_schema(arrow: &Schema, fields: &[DataField]) -> SchemaRef 
 }
 
 /// `data` with nested field metadata taken from `to` (the same type up to metadata).
-fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
+pub(super) fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
     let child_types: Vec<&ArrowType> = match to {
         ArrowType::List(f) | ArrowType::Map(f, _) => vec![f.data_type()],
         ArrowType::Struct(fs) => fs.iter().map(|f| f.data_type()).collect(),
