@@ -203,7 +203,8 @@ async fn group_values(
     split: &DataSplit,
     files: &[DataFileMeta],
 ) -> Result<Vec<(Option<Key>, u64)>> {
-    let mut values = Vec::new();
+    let rows: i64 = files.iter().map(|f| f.row_count.max(0)).sum();
+    let mut values = Vec::with_capacity(usize::try_from(rows).unwrap_or(0).min(1 << 27));
     let mut offset = 0u64;
     for f in files {
         let one = DataSplit {
@@ -223,11 +224,16 @@ async fn group_values(
         }
         offset += u64::try_from(f.row_count).unwrap_or(0);
     }
-    values.sort_by(|a, b| match (&a.0, &b.0) {
-        (Some(x), Some(y)) => compare(x, y),
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
+    // Unstable, with the row id as tie-break: the same order as a stable sort of rows pushed
+    // in row-id order, without its buffer.
+    values.sort_unstable_by(|a, b| {
+        match (&a.0, &b.0) {
+            (Some(x), Some(y)) => compare(x, y),
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+        }
+        .then(a.1.cmp(&b.1))
     });
     Ok(values)
 }

@@ -72,7 +72,8 @@ pub fn build(
         compression,
         input.options.compression_level,
     );
-    let mut seen = RoaringTreemap::new();
+    let mut seen = Seen::new(n_u);
+    let mut given = 0u64;
     for (key, ordinal) in values {
         if ordinal >= n_u {
             return Err(Error::invalid_argument(format!(
@@ -84,12 +85,12 @@ pub fn build(
                 "Row id {ordinal} appears more than once."
             )));
         }
+        given += 1;
         w.write(key.as_ref(), ordinal)?;
     }
-    if seen.len() != n_u {
+    if given != n_u {
         return Err(Error::invalid_argument(format!(
-            "sorted index group has {n} rows but {} values were given",
-            seen.len()
+            "sorted index group has {n} rows but {given} values were given"
         )));
     }
     let payload = w.finish()?;
@@ -116,6 +117,44 @@ pub fn build(
         bytes: payload.bytes,
         entry,
     })
+}
+
+/// The row ids given so far: a bitset up to [`Seen::DENSE_MAX`] rows (a roaring bitmap's
+/// insert in random order costs ~10x a bit test), a roaring bitmap above.
+enum Seen {
+    Dense(Vec<u64>),
+    Sparse(RoaringTreemap),
+}
+
+impl Seen {
+    /// 2^28 rows: a 32 MiB bitset, against ~12 GiB of (key, row id) values it would check.
+    const DENSE_MAX: u64 = 1 << 28;
+
+    fn new(rows: u64) -> Self {
+        match usize::try_from(rows.div_ceil(64)) {
+            Ok(words) if rows <= Self::DENSE_MAX => Seen::Dense(vec![0; words]),
+            _ => Seen::Sparse(RoaringTreemap::new()),
+        }
+    }
+
+    /// Adds `id` (below the row count); false when it was there.
+    fn insert(&mut self, id: u64) -> bool {
+        match self {
+            Seen::Sparse(r) => r.insert(id),
+            Seen::Dense(words) => {
+                let bit = 1u64 << (id % 64);
+                match usize::try_from(id / 64).ok().and_then(|i| words.get_mut(i)) {
+                    Some(w) if *w & bit == 0 => {
+                        *w |= bit;
+                        true
+                    }
+                    Some(_) => false,
+                    // Callers check `id` < rows first; out of range counts as seen.
+                    None => false,
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +216,20 @@ mod tests {
                 .collect();
             assert_eq!(range, (95..=105).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn dense_and_sparse_seen_sets_agree() {
+        let ids = [0u64, 63, 64, 5, 63, 127, 0, 128, 1000, 5];
+        let mut dense = Seen::new(1001);
+        assert!(matches!(dense, Seen::Dense(_)));
+        let mut sparse = Seen::Sparse(RoaringTreemap::new());
+        for id in ids {
+            assert_eq!(dense.insert(id), sparse.insert(id), "id {id}");
+        }
+        assert!(matches!(Seen::new(Seen::DENSE_MAX + 1), Seen::Sparse(_)));
+        // Out of the bitset's range counts as seen (callers reject such ids first).
+        assert!(!Seen::new(10).insert(64));
     }
 
     #[test]

@@ -116,22 +116,35 @@ impl KeyType {
 
     /// Serializes `key`, which must be of this type (`InvalidArgument` otherwise).
     pub fn serialize(&self, key: &Key) -> Result<Vec<u8>> {
-        Ok(match (self, key) {
-            (Self::TinyInt, Key::TinyInt(v)) => v.to_le_bytes().to_vec(),
-            (Self::SmallInt, Key::SmallInt(v)) => v.to_le_bytes().to_vec(),
-            (Self::Int, Key::Int(v)) => v.to_le_bytes().to_vec(),
-            (Self::BigInt, Key::BigInt(v)) => v.to_le_bytes().to_vec(),
-            (Self::Boolean, Key::Boolean(v)) => vec![u8::from(*v)],
-            (Self::Float, Key::Float(v)) => java_float_bits(*v).to_le_bytes().to_vec(),
-            (Self::Double, Key::Double(v)) => java_double_bits(*v).to_le_bytes().to_vec(),
+        let mut out = Vec::new();
+        self.serialize_into(key, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the serialized `key` (of this type, else `InvalidArgument`) to `out`.
+    pub fn serialize_into(&self, key: &Key, out: &mut Vec<u8>) -> Result<()> {
+        match (self, key) {
+            (Self::TinyInt, Key::TinyInt(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            (Self::SmallInt, Key::SmallInt(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            (Self::Int, Key::Int(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            (Self::BigInt, Key::BigInt(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            (Self::Boolean, Key::Boolean(v)) => out.push(u8::from(*v)),
+            (Self::Float, Key::Float(v)) => {
+                out.extend_from_slice(&java_float_bits(*v).to_le_bytes())
+            }
+            (Self::Double, Key::Double(v)) => {
+                out.extend_from_slice(&java_double_bits(*v).to_le_bytes())
+            }
             (Self::Decimal { precision }, Key::Decimal(v)) if *precision <= 18 => {
                 let v = i64::try_from(*v).map_err(|_| {
                     Error::invalid_argument(format!("decimal {v} exceeds precision {precision}"))
                 })?;
-                v.to_le_bytes().to_vec()
+                out.extend_from_slice(&v.to_le_bytes());
             }
-            (Self::Decimal { .. }, Key::Decimal(v)) => big_integer_bytes(*v),
-            (Self::String, Key::String(v)) => v.clone(),
+            (Self::Decimal { .. }, Key::Decimal(v)) => {
+                out.extend_from_slice(&big_integer_bytes(*v))
+            }
+            (Self::String, Key::String(v)) => out.extend_from_slice(v),
             (
                 Self::Timestamp { precision },
                 Key::Timestamp {
@@ -139,18 +152,18 @@ impl KeyType {
                     nanos_of_milli,
                 },
             ) => {
-                let mut out = millis.to_le_bytes().to_vec();
+                out.extend_from_slice(&millis.to_le_bytes());
                 if *precision > 3 {
-                    write_varint(&mut out, u64::from(*nanos_of_milli as u32));
+                    write_varint(out, u64::from(*nanos_of_milli as u32));
                 }
-                out
             }
             _ => {
                 return Err(Error::invalid_argument(format!(
                     "key {key:?} is not of BTree key type {self:?}"
                 )))
             }
-        })
+        }
+        Ok(())
     }
 
     /// Deserializes stored key bytes; a wrong width or malformed bytes are `DataInvalid`.

@@ -330,11 +330,16 @@ pub fn decode_row_ids(value: &[u8]) -> Result<Vec<u64>> {
 /// Encodes a row-id list (`BTreeIndexWriter#flush`).
 pub fn encode_row_ids(ids: &[u64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(ids.len() * 3 + 5);
-    crate::index::sst::write_varint(&mut out, ids.len() as u64);
-    for id in ids {
-        crate::index::sst::write_varint(&mut out, *id);
-    }
+    encode_row_ids_into(ids, &mut out);
     out
+}
+
+/// Appends the encoding of [`encode_row_ids`] to `out`.
+pub fn encode_row_ids_into(ids: &[u64], out: &mut Vec<u8>) {
+    crate::index::sst::write_varint(out, ids.len() as u64);
+    for id in ids {
+        crate::index::sst::write_varint(out, *id);
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::footer::BTreeFooter;
 use super::key::{compare, Key, KeyType};
 use super::meta::SortedIndexFileMeta;
 use super::null_bitmap::encode_null_bitmap;
-use super::reader::encode_row_ids;
+use super::reader::encode_row_ids_into;
 use crate::index::sst::writer::SstWriter;
 use crate::index::sst::{BlockHandle, CompressionType};
 use crate::{Error, Result};
@@ -26,9 +26,25 @@ pub struct BTreeIndexWriter {
     sst: SstWriter,
     first_key: Option<Key>,
     last_key: Option<Key>,
+    /// Row ids of the pending key (`last_key`).
     current: Vec<u64>,
+    /// The pending key, serialized.
+    key_bytes: Vec<u8>,
+    /// Scratch for the pending key's encoded row ids.
+    value_bytes: Vec<u8>,
     nulls: Option<RoaringTreemap>,
     row_count: u64,
+}
+
+/// `*slot = Some(key.clone())`, reusing a string key's buffer.
+fn assign(slot: &mut Option<Key>, key: &Key) {
+    match (slot.as_mut(), key) {
+        (Some(Key::String(buf)), Key::String(k)) => {
+            buf.clear();
+            buf.extend_from_slice(k);
+        }
+        _ => *slot = Some(key.clone()),
+    }
 }
 
 /// A finished payload.
@@ -56,6 +72,8 @@ impl BTreeIndexWriter {
             first_key: None,
             last_key: None,
             current: Vec::new(),
+            key_bytes: Vec::new(),
+            value_bytes: Vec::new(),
             nulls: None,
             row_count: 0,
         }
@@ -70,7 +88,6 @@ impl BTreeIndexWriter {
                 .insert(row_id);
             return Ok(());
         };
-        self.key_type.serialize(key)?;
         if let Some(last) = &self.last_key {
             match compare(key, last) {
                 Ordering::Less => {
@@ -78,30 +95,34 @@ impl BTreeIndexWriter {
                         "BTree keys must be written in order: {key:?} after {last:?}"
                     )))
                 }
-                Ordering::Greater => self.flush_key()?,
-                Ordering::Equal => {}
+                // Same value, same variant: serialized (and type-checked) when it first came.
+                Ordering::Equal => {
+                    self.current.push(row_id);
+                    return Ok(());
+                }
+                Ordering::Greater => self.flush_key(),
             }
         }
+        // A new key: serialized once, here (which also checks its type).
+        self.key_bytes.clear();
+        self.key_type.serialize_into(key, &mut self.key_bytes)?;
         if self.first_key.is_none() {
             self.first_key = Some(key.clone());
         }
-        self.last_key = Some(key.clone());
+        assign(&mut self.last_key, key);
         self.current.push(row_id);
         Ok(())
     }
 
-    fn flush_key(&mut self) -> Result<()> {
+    /// Writes the pending key (`key_bytes`) with its row ids.
+    fn flush_key(&mut self) {
         if self.current.is_empty() {
-            return Ok(());
+            return;
         }
-        let Some(last) = &self.last_key else {
-            return Ok(());
-        };
-        let key = self.key_type.serialize(last)?;
-        let value = encode_row_ids(&self.current);
+        self.value_bytes.clear();
+        encode_row_ids_into(&self.current, &mut self.value_bytes);
         self.current.clear();
-        self.sst.put(&key, &value);
-        Ok(())
+        self.sst.put(&self.key_bytes, &self.value_bytes);
     }
 
     /// Finishes the file. Writing no row at all is an error, as in Java.
@@ -111,7 +132,7 @@ impl BTreeIndexWriter {
                 "should never write an empty btree index file",
             ));
         }
-        self.flush_key()?;
+        self.flush_key();
         self.sst.flush();
         let null_bitmap = match &self.nulls {
             None => None,
