@@ -174,46 +174,99 @@ pub(super) async fn compact_bucket(
 
 /// The first visible record of each `pending` key in the levels above the output level,
 /// lowest level first (Java `LookupLevels`): the (file, row position) marks and the keys found.
+///
+/// A merge join: the pending keys sorted once, each file's rows walked in key order (a
+/// primary-key file is one sorted run) with a cursor into them; a file is read only until its
+/// rows pass the last pending key. A file whose rows are not in key order is an error (a join
+/// over it would miss keys).
 async fn lookup(
     table: &Table,
     split: &DataSplit,
     pick: &Pick,
     (key_fields, keys): (&[DataField], &KeySet),
-    mut pending: KeyBytes,
+    pending: KeyBytes,
 ) -> Result<(Vec<(String, u64)>, KeyBytes)> {
+    let mut pending: Vec<Vec<u8>> = pending.into_iter().collect();
+    pending.sort_unstable();
     let mut marks: Vec<(String, u64)> = Vec::new();
     let mut shadowed = KeyBytes::default();
     for indices in pick.remaining.values() {
         if pending.is_empty() {
             break;
         }
-        let mut found = Vec::new();
+        let mut found = vec![false; pending.len()];
         for &i in indices {
             let name = split.files.get(i).map(|f| f.file_name.clone());
             let name = name.ok_or_else(|| Error::internal("file index out of range"))?;
-            let mut rows = keyed_rows(table, split, i, key_fields)?;
-            while let Some(batch) = rows.next().await {
-                let batch = batch?;
-                let positions = batch
-                    .columns()
-                    .last()
-                    .and_then(|c| c.as_primitive_opt::<Int64Type>())
-                    .ok_or_else(|| Error::internal("row index column missing"))?
-                    .clone();
-                for (row, pos) in keys.rows(&batch)?.iter().zip(positions.values()) {
-                    if pending.contains(row.as_ref()) {
-                        found.push(row.as_ref().to_vec());
-                        marks.push((name.clone(), u64::try_from(*pos).unwrap_or(0)));
-                    }
+            let rows = keyed_rows(table, split, i, key_fields)?;
+            join_file(rows, keys, &name, &pending, &mut found, &mut marks).await?;
+        }
+        let mut kept = Vec::with_capacity(pending.len());
+        for (key, hit) in pending.into_iter().zip(found) {
+            match hit {
+                true => {
+                    shadowed.insert(key);
                 }
+                false => kept.push(key),
             }
         }
-        for k in found {
-            pending.remove(&k);
-            shadowed.insert(k);
-        }
+        pending = kept;
     }
     Ok((marks, shadowed))
+}
+
+/// Joins one file's visible rows (key columns, then the row position) with the sorted
+/// `pending` keys: each match is marked (`marks`, `found`).
+async fn join_file(
+    mut rows: futures::stream::BoxStream<'static, Result<RecordBatch>>,
+    keys: &KeySet,
+    name: &str,
+    pending: &[Vec<u8>],
+    found: &mut [bool],
+    marks: &mut Vec<(String, u64)>,
+) -> Result<()> {
+    let mut cursor = 0usize;
+    let mut previous: Vec<u8> = Vec::new();
+    while let Some(batch) = rows.next().await {
+        let batch = batch?;
+        let positions = batch
+            .columns()
+            .last()
+            .and_then(|c| c.as_primitive_opt::<Int64Type>())
+            .ok_or_else(|| Error::internal("row index column missing"))?
+            .clone();
+        let key_rows = keys.rows(&batch)?;
+        for (j, (row, pos)) in key_rows.iter().zip(positions.values()).enumerate() {
+            let row = row.as_ref();
+            let before = match j {
+                0 => previous.as_slice(),
+                _ => key_rows.row(j - 1).data(),
+            };
+            if (j > 0 || !previous.is_empty()) && row < before {
+                return Err(Error::data_invalid(format!(
+                    "data file {name} is not sorted by its primary key (row {pos})"
+                )));
+            }
+            while pending.get(cursor).is_some_and(|k| k.as_slice() < row) {
+                cursor += 1;
+            }
+            let Some(key) = pending.get(cursor) else {
+                // Past the last pending key: nothing more to find in this file.
+                return Ok(());
+            };
+            if key.as_slice() == row {
+                if let Some(f) = found.get_mut(cursor) {
+                    *f = true;
+                }
+                marks.push((name.to_string(), u64::try_from(*pos).unwrap_or(0)));
+            }
+        }
+        if let Some(last) = key_rows.num_rows().checked_sub(1) {
+            previous.clear();
+            previous.extend_from_slice(key_rows.row(last).data());
+        }
+    }
+    Ok(())
 }
 
 /// The input files (indices into `split.files`) that move to the output level when Java
@@ -638,5 +691,78 @@ mod tests {
             sized("d", 5, 1000),
         ];
         assert_eq!(pick(&files, &mut picker, 6).unwrap().level, 4);
+    }
+
+    type Marks = Vec<(String, u64)>;
+
+    /// `join_file` over batches of (key, position) rows of one BIGINT-keyed file.
+    fn join(batches: &[(&[i64], &[i64])], pending: &[i64]) -> Result<(Marks, Vec<bool>)> {
+        use crate::spec::types::{DataType, TypeKind};
+        let fields = [DataField::new(0, "k", DataType::not_null(TypeKind::BigInt))];
+        let keys = KeySet::new(&fields).unwrap();
+        let schema = Arc::new(arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("k", arrow_schema::DataType::Int64, false),
+            arrow_schema::Field::new("_pos", arrow_schema::DataType::Int64, false),
+        ]));
+        let stream = batches
+            .iter()
+            .map(|(k, p)| {
+                let cols: Vec<arrow_array::ArrayRef> = vec![
+                    Arc::new(arrow_array::Int64Array::from(k.to_vec())),
+                    Arc::new(arrow_array::Int64Array::from(p.to_vec())),
+                ];
+                Ok(RecordBatch::try_new(schema.clone(), cols).unwrap())
+            })
+            .collect::<Vec<_>>();
+        let mut pending: Vec<Vec<u8>> = pending
+            .iter()
+            .map(|k| {
+                let col: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![*k]));
+                keys.converter
+                    .convert_columns(&[col])
+                    .unwrap()
+                    .row(0)
+                    .data()
+                    .to_vec()
+            })
+            .collect();
+        pending.sort_unstable();
+        let mut found = vec![false; pending.len()];
+        let mut marks = Vec::new();
+        let stream = futures::stream::iter(stream).boxed();
+        futures::executor::block_on(join_file(
+            stream, &keys, "f", &pending, &mut found, &mut marks,
+        ))?;
+        Ok((marks, found))
+    }
+
+    #[test]
+    fn join_marks_every_pending_key_of_a_sorted_file() {
+        // Two batches; -3 and 7 are present, 4 and 100 not; negative keys order first.
+        let (marks, found) = join(
+            &[(&[-5, -3, 0, 2], &[0, 1, 2, 3]), (&[3, 7, 9], &[4, 5, 6])],
+            &[7, -3, 4, 100],
+        )
+        .unwrap();
+        let positions: Vec<u64> = marks.iter().map(|m| m.1).collect();
+        assert_eq!(positions, [1, 5]);
+        // Sorted pending order: -3, 4, 7, 100.
+        assert_eq!(found, [true, false, true, false]);
+    }
+
+    #[test]
+    fn join_stops_past_the_last_pending_key_and_refuses_unsorted_files() {
+        // Nothing after 2 is read: the unsorted tail is never seen.
+        let (marks, _) = join(&[(&[1, 2, 3], &[0, 1, 2]), (&[0], &[3])], &[2]).unwrap();
+        assert_eq!(marks.len(), 1);
+        // Out of order inside a batch and across batches.
+        for batches in [
+            vec![(&[1i64, 5, 3][..], &[0i64, 1, 2][..])],
+            vec![(&[1i64, 5][..], &[0i64, 1][..]), (&[4i64][..], &[2i64][..])],
+        ] {
+            let e = join(&batches, &[9]).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::DataInvalid, "{e}");
+            assert!(e.message().contains("not sorted by its primary key"), "{e}");
+        }
     }
 }
