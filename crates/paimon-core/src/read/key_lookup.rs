@@ -14,10 +14,11 @@ use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 
+use super::dictionary_skip::without_unused_dictionaries;
 use super::evolution::ReadMapping;
 use super::file_reader::DataFileRead;
 use super::key_search::{key_intervals, search, searchable, KeyInterval, KeySearch};
-use super::parquet::{row_selection, FileIoParquetReader};
+use super::parquet::{leaf_columns, row_selection, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
 use crate::spec::types::DataField;
@@ -104,9 +105,18 @@ async fn decode_keys(
     }
     let mask = ProjectionMask::roots(pass.meta.parquet_schema(), mapping.roots().iter().copied());
     let batch = usize::try_from(candidates).map_or(KEY_BATCH, |n| n.min(KEY_BATCH));
+    // The key's dictionary is left unread when the candidate pages do not use it.
+    let meta = match pass.ranges {
+        Some(r) => {
+            let leaves = leaf_columns(pass.meta.metadata(), mapping.roots());
+            let lean = without_unused_dictionaries(pass.meta, pass.reader, pass.groups, r, &leaves);
+            lean.await.ok().flatten()
+        }
+        None => None,
+    };
     let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(
         pass.reader.clone().keep_fetched(),
-        pass.meta.clone(),
+        meta.unwrap_or_else(|| pass.meta.clone()),
     )
     .with_projection(mask)
     .with_batch_size(batch)

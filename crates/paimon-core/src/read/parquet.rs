@@ -31,6 +31,7 @@ use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 
+use super::dictionary_skip;
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
 use super::key_lookup::{self, KeyPass};
@@ -300,8 +301,19 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             .project(&batch)
             .map_err(|e| e.with_context("file", loc.clone()))
     };
-    // A selection of at most one batch: its pages are decompressed on every core.
-    if let Some(r) = ranges.as_ref().filter(|_| tiny && row_filter.is_none()) {
+    // A selection of at most one batch: dictionary pages it does not need are left unread,
+    // and its pages are decompressed on every core.
+    let tiny_read = ranges.as_ref().filter(|_| tiny && row_filter.is_none());
+    let meta = match tiny_read {
+        Some(r) => {
+            let leaves = leaf_columns(&md, &roots);
+            dictionary_skip::without_unused_dictionaries(&meta, &reader, &groups, r, &leaves)
+                .await?
+                .unwrap_or(meta)
+        }
+        None => meta,
+    };
+    if let Some(r) = tiny_read {
         let job = parallel_columns::ColumnJob {
             reader: reader.clone(),
             meta: meta.clone(),
@@ -446,7 +458,7 @@ fn kept_row_groups(
 }
 
 /// The leaf columns under the top-level columns `roots`.
-fn leaf_columns(md: &ParquetMetaData, roots: &[usize]) -> Vec<usize> {
+pub(crate) fn leaf_columns(md: &ParquetMetaData, roots: &[usize]) -> Vec<usize> {
     let schema = md.file_metadata().schema_descr();
     (0..schema.num_columns())
         .filter(|&i| roots.contains(&schema.get_column_root_idx(i)))

@@ -1,0 +1,261 @@
+//! Dictionary pages a tiny selection does not need, left unread.
+//!
+//! Parquet writers (parquet-mr, Arrow C++, arrow-rs) start a column chunk dictionary-encoded
+//! and fall back to PLAIN pages once the dictionary reaches its limit (1 MiB by default): a
+//! column of mostly distinct values (an id, a timestamp, a random double) holds a ~1 MiB
+//! dictionary page followed by PLAIN pages that never refer to it. arrow-rs fetches and
+//! decompresses a chunk's dictionary page before any of its data pages, so a point lookup that
+//! lands in a PLAIN page pays for a dictionary it never reads: about half the bytes and half
+//! the decompression of a lookup on such files.
+//!
+//! For a selection of a few rows this module reads the header of every data page the selection
+//! touches (the pages are fetched here, in one request, and kept for the decode that follows)
+//! and, for each column chunk whose touched pages are all data pages in a non-dictionary
+//! encoding, removes the chunk's dictionary page from a copy of the metadata. arrow-rs then
+//! neither fetches nor decodes it. The page's own header is what arrow-rs dispatches on, so a
+//! dictionary-encoded page can never reach a decoder without its dictionary (arrow-rs would
+//! panic); a header this module cannot read keeps the dictionary (fail open).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::arrow::async_reader::AsyncFileReader;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::parquet::FileIoParquetReader;
+use super::selection::intersect;
+use crate::spec::row_range::RowRange;
+
+/// Parquet `PageType` values (`parquet.thrift`).
+const DATA_PAGE: i32 = 0;
+const DATA_PAGE_V2: i32 = 3;
+/// Parquet `Encoding` values that need the chunk's dictionary.
+const PLAIN_DICTIONARY: i32 = 2;
+const RLE_DICTIONARY: i32 = 8;
+
+/// The pages of one column chunk a selection touches.
+struct ChunkPages {
+    row_group: usize,
+    column: usize,
+    pages: Vec<Range<u64>>,
+}
+
+/// Fetches, in one request, the pages of the leaf columns `leaves` that `ranges` (file-global
+/// rows) touch in `row_groups` (each with its file-global rows), keeping them in `reader` for
+/// the decode; returns metadata without the dictionary pages no touched page needs, or `None`
+/// when every dictionary is needed (or the file has no offset index).
+pub(crate) async fn without_unused_dictionaries(
+    meta: &ArrowReaderMetadata,
+    reader: &FileIoParquetReader,
+    row_groups: &[(usize, RowRange)],
+    ranges: &[RowRange],
+    leaves: &[usize],
+) -> crate::Result<Option<ArrowReaderMetadata>> {
+    let md = meta.metadata();
+    let chunks = touched_pages(md, row_groups, ranges, leaves);
+    if chunks.iter().all(|c| has_dictionary(md, c).is_none()) {
+        return Ok(None);
+    }
+    let wanted: Vec<Range<u64>> = chunks.iter().flat_map(|c| c.pages.clone()).collect();
+    let mut kept = reader.clone().keep_fetched();
+    let Ok(fetched) = kept.get_byte_ranges(wanted).await else {
+        // The decode fetches (and reports) again.
+        return Ok(None);
+    };
+    let mut fetched = fetched.into_iter();
+    let mut strip: Vec<(usize, usize)> = Vec::new();
+    for c in &chunks {
+        let headers: Vec<Bytes> = fetched.by_ref().take(c.pages.len()).collect();
+        let plain = headers.len() == c.pages.len()
+            && headers
+                .iter()
+                .all(|h| data_page_encoding(h).is_some_and(|e| !needs_dictionary(e)));
+        if plain && has_dictionary(md, c).is_some() {
+            strip.push((c.row_group, c.column));
+        }
+    }
+    if strip.is_empty() {
+        return Ok(None);
+    }
+    Ok(stripped(md, &strip)
+        .and_then(|md| ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new()).ok()))
+}
+
+/// Every touched page of every leaf column chunk in `row_groups`, by the offset index.
+fn touched_pages(
+    md: &ParquetMetaData,
+    row_groups: &[(usize, RowRange)],
+    ranges: &[RowRange],
+    leaves: &[usize],
+) -> Vec<ChunkPages> {
+    let Some(offsets) = md.offset_index() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (rg, rows) in row_groups {
+        let local: Vec<RowRange> = intersect(std::slice::from_ref(rows), ranges)
+            .into_iter()
+            .map(|r| r.start - rows.start..r.end - rows.start)
+            .collect();
+        for &column in leaves {
+            let Some(index) = offsets.get(*rg).and_then(|cols| cols.get(column)) else {
+                return Vec::new();
+            };
+            let locations = index.page_locations();
+            let mut pages = Vec::new();
+            for (i, p) in locations.iter().enumerate() {
+                let first = u64::try_from(p.first_row_index).unwrap_or(u64::MAX);
+                let end = locations.get(i + 1).map_or(u64::MAX, |n| {
+                    u64::try_from(n.first_row_index).unwrap_or(u64::MAX)
+                });
+                if local.iter().any(|r| r.start < end && first < r.end) {
+                    let start = u64::try_from(p.offset).unwrap_or(0);
+                    let size = u64::try_from(p.compressed_page_size).unwrap_or(0);
+                    pages.push(start..start + size);
+                }
+            }
+            out.push(ChunkPages {
+                row_group: *rg,
+                column,
+                pages,
+            });
+        }
+    }
+    out
+}
+
+/// The chunk's dictionary page offset, when it has one that ends where its first data page
+/// starts (the layout arrow-rs derives the dictionary's location from).
+fn has_dictionary(md: &ParquetMetaData, c: &ChunkPages) -> Option<i64> {
+    let chunk = md.row_groups().get(c.row_group)?.columns().get(c.column)?;
+    let dict = chunk.dictionary_page_offset()?;
+    let first = md
+        .offset_index()?
+        .get(c.row_group)?
+        .get(c.column)?
+        .page_locations()
+        .first()?
+        .offset;
+    (dict < first && chunk.data_page_offset() == first).then_some(dict)
+}
+
+/// A copy of `md` whose chunks `strip` (row group, column) have no dictionary page.
+fn stripped(md: &ParquetMetaData, strip: &[(usize, usize)]) -> Option<ParquetMetaData> {
+    let mut builder = md.clone().into_builder();
+    let mut groups = builder.take_row_groups();
+    for &(rg, column) in strip {
+        let chunk = groups.get_mut(rg)?.columns_mut().get_mut(column)?;
+        let dict = chunk.dictionary_page_offset()?;
+        let without = chunk.data_page_offset() - dict;
+        let changed = chunk
+            .clone()
+            .into_builder()
+            .set_dictionary_page_offset(None)
+            .set_total_compressed_size(chunk.compressed_size() - without)
+            .build()
+            .ok()?;
+        *chunk = changed;
+    }
+    Some(builder.set_row_groups(groups).build())
+}
+
+fn needs_dictionary(encoding: i32) -> bool {
+    encoding == PLAIN_DICTIONARY || encoding == RLE_DICTIONARY
+}
+
+/// The encoding of the data page whose bytes (header first) are `page`: `None` when it is not
+/// a data page or its header cannot be read.
+///
+/// Thrift compact protocol: `PageHeader` { 1: type, 2: uncompressed size, 3: compressed size,
+/// 4: crc (i32s), 5: `DataPageHeader` { 1: num_values, 2: encoding }, 8: `DataPageHeaderV2`
+/// { 1: num_values, 2: num_nulls, 3: num_rows, 4: encoding } }.
+fn data_page_encoding(page: &[u8]) -> Option<i32> {
+    let mut r = Compact {
+        bytes: page,
+        pos: 0,
+    };
+    let mut page_type = None;
+    let mut last = 0i16;
+    loop {
+        let (id, kind) = r.field_header(&mut last)?;
+        match (id, kind) {
+            (1, I32) => page_type = Some(r.i32()?),
+            (2..=4, I32) => {
+                r.i32()?;
+            }
+            (5, STRUCT) if page_type == Some(DATA_PAGE) => return r.struct_i32_field(2),
+            (8, STRUCT) if page_type == Some(DATA_PAGE_V2) => return r.struct_i32_field(4),
+            _ => return None,
+        }
+    }
+}
+
+/// Compact-protocol field types used here.
+const I32: u8 = 5;
+const STRUCT: u8 = 12;
+
+/// A reader of the few compact-protocol values a page header starts with.
+struct Compact<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Compact<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut out = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(out);
+            }
+        }
+        None
+    }
+
+    fn i32(&mut self) -> Option<i32> {
+        let v = u32::try_from(self.varint()?).ok()?;
+        Some((v >> 1) as i32 ^ -((v & 1) as i32))
+    }
+
+    /// The next field's (id, type); `None` at the struct's end or on a malformed header.
+    fn field_header(&mut self, last: &mut i16) -> Option<(i16, u8)> {
+        let b = self.byte()?;
+        if b == 0 {
+            return None;
+        }
+        let delta = i16::from(b >> 4);
+        let id = match delta {
+            0 => i16::try_from(self.i32()?).ok()?,
+            d => last.checked_add(d)?,
+        };
+        *last = id;
+        Some((id, b & 0x0f))
+    }
+
+    /// Field `wanted` of the struct starting here, when every field before it is an i32.
+    fn struct_i32_field(&mut self, wanted: i16) -> Option<i32> {
+        let mut last = 0i16;
+        loop {
+            let (id, kind) = self.field_header(&mut last)?;
+            if kind != I32 || id > wanted {
+                return None;
+            }
+            let v = self.i32()?;
+            if id == wanted {
+                return Some(v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
