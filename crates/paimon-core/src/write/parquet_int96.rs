@@ -181,7 +181,7 @@ fn int96_statistics(values: &[Int96], nulls: usize) -> Statistics {
     let same = values.first().filter(|v| values.iter().all(|x| x == *v));
     match same {
         Some(v) => Statistics::Int96(
-            ValueStatistics::new(Some(v.clone()), Some(v.clone()), None, nulls, false)
+            ValueStatistics::new(Some(*v), Some(*v), None, nulls, false)
                 .with_backwards_compatible_min_max(true),
         ),
         None => Statistics::int96(None, None, None, nulls, false),

@@ -308,7 +308,7 @@ mod nested {
             .unwrap();
         let offset_index = with_offsets.offset_index().unwrap();
         let mut pages = 0;
-        for rg in 0..meta.num_row_groups() {
+        for (rg, offsets) in offset_index.iter().enumerate() {
             let levels = int96_levels(&file, rg);
             let chunks = meta.row_group(rg).columns();
             let int96: Vec<_> = chunks
@@ -340,7 +340,7 @@ mod nested {
             for c in others {
                 assert!(c.column_index_offset().is_some(), "{}", c.column_path());
             }
-            pages += offset_index[rg]
+            pages += offsets
                 .iter()
                 .map(|o| o.page_locations().len())
                 .sum::<usize>();
