@@ -114,7 +114,7 @@ fn row(i: i64, v: i64) -> Value {
         _ => json!([{"t": ts9(k + 3), "n": k}, null, {"t": null, "n": null}]),
     };
     json!({"id": i, "ts9": nul(k % 3 == 1, ts9(k + 4)), "arr": arr, "al": al, "m": m,
-           "r": nul(k % 7 == 3, r), "ar": ar})
+           "r": nul(k % 11 == 3, r), "ar": ar})
 }
 
 /// The nulls a Parquet leaf at JSON `path` gets for `v` (a null or empty list / map on the

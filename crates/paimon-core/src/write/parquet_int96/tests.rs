@@ -235,7 +235,7 @@ mod nested {
     /// as INT64, and the Parquet schema is arrow-rs' but for the INT96 leaves.
     #[test]
     fn nested_leaves_carry_arrow_rs_levels_and_schema() {
-        let schema = schema();
+        let schema = with_ids(&schema());
         let batch = random_batch(&schema, 300, 11);
         let file = write(&batch, WriterProperties::new(), &[(0, 120), (120, 180)]);
         let got = int96_levels(&file, 0);
@@ -244,7 +244,10 @@ mod nested {
 
         let reader = SerializedFileReader::new(file).unwrap();
         let ours = reader.metadata().file_metadata().schema_descr_ptr();
-        let arrow_rs = ArrowSchemaConverter::new().convert(&schema).unwrap();
+        let arrow_rs = ArrowSchemaConverter::new()
+            .schema_root("paimon_schema")
+            .convert(&schema)
+            .unwrap();
         assert_eq!(ours.num_columns(), arrow_rs.num_columns());
         let mut int96 = 0;
         for (o, a) in ours.columns().iter().zip(arrow_rs.columns()) {
@@ -269,12 +272,77 @@ mod nested {
             }
         }
         assert_eq!(int96, 18);
+        let mut leaves = 0;
+        same_tree(ours.root_schema(), arrow_rs.root_schema(), &mut leaves);
+        assert_eq!(leaves, 18);
         // The LIST / MAP annotations of the groups are kept.
         let root = ours.root_schema().get_fields();
         let annotation = |i: usize| root[i].get_basic_info().converted_type();
         use parquet::basic::ConvertedType;
         assert_eq!(annotation(2), ConvertedType::LIST);
         assert_eq!(annotation(4), ConvertedType::MAP);
+    }
+
+    /// `schema` with a distinct field id on every field at every depth.
+    fn with_ids(schema: &SchemaRef) -> SchemaRef {
+        use crate::arrow::schema::FIELD_ID_KEY;
+        use arrow_schema::{Field, Fields};
+        fn field(f: &Field, next: &mut i32) -> Field {
+            *next += 1;
+            let meta = [(FIELD_ID_KEY.to_string(), next.to_string())];
+            let t = match f.data_type() {
+                ArrowType::List(i) => ArrowType::List(Arc::new(field(i, next))),
+                ArrowType::Map(e, sorted) => ArrowType::Map(Arc::new(field(e, next)), *sorted),
+                ArrowType::Struct(fs) => {
+                    ArrowType::Struct(fs.iter().map(|c| field(c, next)).collect::<Fields>())
+                }
+                t => t.clone(),
+            };
+            f.clone().with_data_type(t).with_metadata(meta.into())
+        }
+        let mut next = 0;
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| field(f, &mut next))
+            .collect();
+        Arc::new(Schema::new(fields))
+    }
+
+    /// Our Parquet schema node `o` equals arrow-rs' `a` (names, repetition, field ids,
+    /// annotations) but for the INT96 leaves; `int96` counts those.
+    fn same_tree(o: &Type, a: &Type, int96: &mut usize) {
+        let (oi, ai) = (o.get_basic_info(), a.get_basic_info());
+        assert_eq!(oi.name(), ai.name());
+        assert_eq!(oi.has_repetition(), ai.has_repetition(), "{}", oi.name());
+        if oi.has_repetition() {
+            assert_eq!(oi.repetition(), ai.repetition(), "{}", oi.name());
+        }
+        assert_eq!(oi.has_id(), ai.has_id(), "{}", oi.name());
+        if oi.has_id() {
+            assert_eq!(oi.id(), ai.id(), "{}", oi.name());
+        }
+        if o.is_primitive() && o.get_physical_type() == PhysicalType::INT96 {
+            assert_eq!(a.get_physical_type(), PhysicalType::INT64);
+            *int96 += 1;
+            return;
+        }
+        assert_eq!(oi.converted_type(), ai.converted_type(), "{}", oi.name());
+        assert_eq!(
+            oi.logical_type_ref(),
+            ai.logical_type_ref(),
+            "{}",
+            oi.name()
+        );
+        assert_eq!(o.is_primitive(), a.is_primitive());
+        if o.is_primitive() {
+            assert_eq!(o.get_physical_type(), a.get_physical_type());
+            return;
+        }
+        assert_eq!(o.get_fields().len(), a.get_fields().len(), "{}", oi.name());
+        for (x, y) in o.get_fields().iter().zip(a.get_fields()) {
+            same_tree(x, y, int96);
+        }
     }
 
     /// The same rows over several row groups and small pages (records never split across
