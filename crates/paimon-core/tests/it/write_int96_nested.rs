@@ -213,14 +213,17 @@ async fn check_filter(t: &Table, rows: &[Value], sql: &str, keep: impl Fn(&Value
 
 #[tokio::test]
 async fn append_table_with_nested_int96_timestamps() {
-    let t = create_table("append_int96_nested", &fields(), &[], &[], &[]).await;
+    // Pages of 16 rows: several pages per chunk (records whole per page) and a page index.
+    let options = [("parquet.page.row.count.limit", "16")];
+    let t = create_table("append_int96_nested", &fields(), &[], &[], &options).await;
     let lines: Vec<Value> = (0..200).map(|i| row(i, 0)).collect();
     let b = batch(&t, &lines);
     write_commit(&t, std::slice::from_ref(&b)).await;
     assert_eq!(footer_nulls(&t), expected_nulls(&lines));
     let got = read_sorted(Path::new(t.location())).await;
     assert_eq!(got, render_sorted(&t, std::slice::from_ref(&b)));
-    // No statistics-based pruning drops a matching row of the INT96 column.
+    // No statistics-based pruning (file stats, row groups, page index) drops a matching row
+    // of the INT96 column.
     check_filter(&t, &lines, "ts9 IS NULL", Value::is_null).await;
     check_filter(&t, &lines, "ts9 IS NOT NULL", |v| !v.is_null()).await;
     let max = MAX9.replace('T', " ");

@@ -451,3 +451,36 @@ mod nested {
         assert!(s.min_bytes_opt().is_none());
     }
 }
+
+/// What Java Paimon (parquet-mr) wrote for the INT96 chunks of the fixture tables: a null
+/// count, min/max only when equal, no column index, an offset index; what we write too.
+#[test]
+fn java_int96_chunks_have_the_statistics_we_write() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    let mut chunks = 0;
+    for table in ["append_with_cast_timestamp", "parquet_append_table"] {
+        let dir = format!(
+            "{}/../../testdata/java/parquet/{table}.db/{table}/bucket-0",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for f in std::fs::read_dir(dir).unwrap() {
+            let path = f.unwrap().path();
+            let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+            for rg in reader.metadata().row_groups() {
+                for c in rg.columns() {
+                    if c.column_type() != PhysicalType::INT96 {
+                        continue;
+                    }
+                    let s = c.statistics().unwrap();
+                    assert!(s.null_count_opt().is_some(), "{}", c.column_path());
+                    assert_eq!(s.min_bytes_opt(), s.max_bytes_opt(), "{}", c.column_path());
+                    assert!(c.column_index_offset().is_none());
+                    assert!(c.offset_index_offset().is_some());
+                    chunks += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(chunks, 4);
+}
