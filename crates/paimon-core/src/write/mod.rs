@@ -43,6 +43,7 @@ mod orc;
 mod parallel_flush;
 mod parquet;
 mod parquet_int96;
+mod parquet_levels;
 mod postpone;
 mod restore;
 pub(crate) mod route;

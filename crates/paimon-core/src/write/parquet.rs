@@ -7,9 +7,10 @@
 //! the key-value metadata. Compression from `file.compression` (zstd level
 //! `file.compression.zstd-level`).
 //!
-//! TIMESTAMP / TIMESTAMP_LTZ of precision 7-9 are INT96 as in Java (see `parquet_int96`; such
-//! files are written by its lower-level writer, without page statistics or column index for
-//! the INT96 columns, whose sort order Parquet leaves undefined).
+//! TIMESTAMP / TIMESTAMP_LTZ of precision 7-9 are INT96 as in Java, at any depth (see
+//! `parquet_int96`; such files are written by its lower-level writer, with parquet-mr's
+//! statistics for the INT96 leaves, whose sort order Parquet leaves undefined: null counts,
+//! no column index).
 //!
 //! Divergence (encoding only, any reader decodes both): columns that hold one distinct value
 //! per row of a primary-key file are written without a dictionary: `_SEQUENCE_NUMBER`, and
@@ -32,7 +33,7 @@ use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
-use super::parquet_int96::{is_int96, needs_int96, refuse_nested_int96, Int96FileWriter};
+use super::parquet_int96::{needs_int96, Int96FileWriter};
 
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
@@ -113,13 +114,6 @@ fn properties(options: &TableOptions, schema: &Schema) -> Result<WriterPropertie
     let mut b = WriterProperties::builder();
     for name in unique_columns(schema) {
         b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
-    }
-    for f in schema.fields() {
-        if is_int96(f.data_type()) {
-            // parquet-mr keeps no min/max and no column index for INT96 (undefined order).
-            let path = ColumnPath::new(vec![f.name().clone()]);
-            b = b.set_column_statistics_enabled(path, EnabledStatistics::None);
-        }
     }
     Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(compression(options)?)
@@ -216,7 +210,6 @@ pub(super) fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
 impl ParquetWriter {
     /// A new in-memory file with `schema` (from [`parquet_schema`]).
     pub(crate) fn new(schema: SchemaRef, options: &TableOptions) -> Result<Self> {
-        refuse_nested_int96(&schema)?;
         let props = properties(options, &schema)?;
         if needs_int96(&schema) {
             let writer = Int96FileWriter::new(schema.clone(), props)?;

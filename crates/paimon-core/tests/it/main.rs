@@ -46,6 +46,7 @@ mod write_buckets;
 mod write_cross_partition;
 mod write_dynamic;
 mod write_int96;
+mod write_int96_nested;
 mod write_orc_nested;
 mod write_parallel_flush;
 mod write_pk;
