@@ -26,6 +26,7 @@ use parquet::file::metadata::ParquetMetaData;
 
 use super::parquet::FileIoParquetReader;
 use super::selection::intersect;
+use crate::spec::bytes::ByteReader;
 use crate::spec::row_range::RowRange;
 
 /// Parquet `PageType` values (`parquet.thrift`).
@@ -172,10 +173,7 @@ fn needs_dictionary(encoding: i32) -> bool {
 /// 4: crc (i32s), 5: `DataPageHeader` { 1: num_values, 2: encoding }, 8: `DataPageHeaderV2`
 /// { 1: num_values, 2: num_nulls, 3: num_rows, 4: encoding } }.
 fn data_page_encoding(page: &[u8]) -> Option<i32> {
-    let mut r = Compact {
-        bytes: page,
-        pos: 0,
-    };
+    let mut r = Compact(ByteReader::new(page, "parquet page header"));
     let mut page_type = None;
     let mut last = 0i16;
     loop {
@@ -197,32 +195,16 @@ const I32: u8 = 5;
 const STRUCT: u8 = 12;
 
 /// A reader of the few compact-protocol values a page header starts with.
-struct Compact<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
+struct Compact<'a>(ByteReader<'a>);
 
 impl Compact<'_> {
     fn byte(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.pos)?;
-        self.pos += 1;
-        Some(b)
+        self.0.u8().ok()
     }
 
-    fn varint(&mut self) -> Option<u64> {
-        let mut out = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            out |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(out);
-            }
-        }
-        None
-    }
-
+    /// A zigzag varint i32.
     fn i32(&mut self) -> Option<i32> {
-        let v = u32::try_from(self.varint()?).ok()?;
+        let v = u32::try_from(self.0.varint_u64().ok()?).ok()?;
         Some((v >> 1) as i32 ^ -((v & 1) as i32))
     }
 

@@ -213,3 +213,26 @@ async fn a_row_in_a_dictionary_page_keeps_every_dictionary() {
         .unwrap();
     assert!(lean.is_none());
 }
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    // Every prefix of a real header, and pseudo-random bytes: an answer or `None`, no panic.
+    let bytes = file(WriterVersion::PARQUET_1_0);
+    let meta = metadata(&bytes);
+    let p = &meta.metadata().offset_index().unwrap()[0][0].page_locations()[0];
+    let header = &bytes[p.offset as usize..p.offset as usize + 64];
+    for n in 0..header.len() {
+        let _ = data_page_encoding(&header[..n]);
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20_000 {
+        let mut buf = [0u8; 24];
+        for b in &mut buf {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let _ = data_page_encoding(&buf);
+    }
+}
