@@ -49,6 +49,7 @@ use crate::read::TableRead;
 use crate::scan::{DataSplit, DeletionFile, Split};
 use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
 use crate::spec::options::{MergeEngine, FILE_FORMAT_PER_LEVEL};
+use crate::spec::row_range::RowRange;
 use crate::spec::special_fields::{row_index_field, sequence_number_field, value_kind_field};
 use crate::spec::types::DataField;
 use crate::write::file_writer::FileSpec;
@@ -128,7 +129,7 @@ pub(super) async fn compact_bucket(
     // With nothing above the inputs there is nothing to look up or shadow: every input key is
     // rewritten, so no key sets are built (the first compaction of a bucket).
     if pick.remaining.is_empty() {
-        let after = rewrite(table, (spec, kv), split, (&pick, false), &keys, None).await?;
+        let after = rewrite(table, (spec, kv), split, (&pick, None), &keys, None).await?;
         return outcome(table, split, pick, after, Vec::new()).await;
     }
     let mut input_keys = KeyBytes::default();
@@ -156,15 +157,15 @@ pub(super) async fn compact_bucket(
     // First-row (Java `FirstRowMergeFunctionWrapper`): a level-0 key already present above
     // the output level is dropped; the others keep their first record, merged over the
     // inputs only.
-    let (rewritten, merge_remaining) = match first_row {
-        true => (input_keys.difference(&shadowed).cloned().collect(), false),
-        false => (input_keys, true),
+    let (rewritten, high) = match first_row {
+        true => (input_keys.difference(&shadowed).cloned().collect(), None),
+        false => (input_keys, Some(marks.as_slice())),
     };
     let after = rewrite(
         table,
         (spec, kv),
         split,
-        (&pick, merge_remaining),
+        (&pick, high),
         &keys,
         Some(&rewritten),
     )
@@ -498,31 +499,50 @@ fn keyed_rows(
         .read(vec![Split::Data(one)])
 }
 
-/// Merges the inputs' keys over the inputs and the remaining levels (lookup mode, deletion
-/// vectors applied) and writes them at the output level; `input_keys` `None`: every merged
-/// key (the merge reads only the inputs).
+/// Merges the inputs' keys over the inputs and, with `high` (the lookup's marks), the
+/// remaining levels' records it found (lookup mode, deletion vectors applied) and writes them
+/// at the output level; `input_keys` `None`: every merged key.
+///
+/// Of the remaining levels only the marked rows are read: a lookup-mode merge takes, of a
+/// key's records above level 0, only the one on the lowest level, which for a key without an
+/// input record above level 0 is exactly the lookup's mark, and for the others an input record
+/// (a lower level than any remaining one). The other rows could only be masked out.
 async fn rewrite(
     table: &Table,
     (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
     split: &DataSplit,
-    (pick, merge_remaining): (&Pick, bool),
+    (pick, high): (&Pick, Option<&[(String, u64)]>),
     keys: &KeySet,
     input_keys: Option<&KeyBytes>,
 ) -> Result<Vec<DataFileMeta>> {
-    let mut chosen: Vec<usize> = pick.inputs.clone();
-    if merge_remaining {
-        chosen.extend(pick.remaining.values().flatten());
+    let mut chosen: Vec<(usize, Option<Vec<RowRange>>)> =
+        pick.inputs.iter().map(|&i| (i, None)).collect();
+    if let Some(marks) = high {
+        for &i in pick.remaining.values().flatten() {
+            let Some(file) = split.files.get(i) else {
+                continue;
+            };
+            let mut rows: Vec<u64> = marks
+                .iter()
+                .filter(|(name, _)| *name == file.file_name)
+                .map(|(_, pos)| *pos)
+                .collect();
+            if !rows.is_empty() {
+                rows.sort_unstable();
+                chosen.push((i, Some(row_runs(&rows))));
+            }
+        }
     }
     let merged = DataSplit {
         files: chosen
             .iter()
-            .filter_map(|&i| split.files.get(i).cloned())
+            .filter_map(|(i, _)| split.files.get(*i).cloned())
             .collect(),
         deletion_files: chosen
             .iter()
-            .map(|&i| split.deletion_files.get(i).cloned().flatten())
+            .map(|(i, _)| split.deletion_files.get(*i).cloned().flatten())
             .collect(),
-        row_ranges: None,
+        row_ranges: Some(chosen.iter().map(|(_, r)| r.clone()).collect()),
         raw_convertible: false,
         ..split.clone()
     };
@@ -556,6 +576,19 @@ async fn rewrite(
             .await?;
     }
     writer.flush().await
+}
+
+/// Sorted row positions as ranges of consecutive rows.
+fn row_runs(rows: &[u64]) -> Vec<RowRange> {
+    let mut out: Vec<RowRange> = Vec::new();
+    for &r in rows {
+        match out.last_mut() {
+            Some(last) if last.end == r => last.end = r + 1,
+            Some(last) if last.end > r => {}
+            _ => out.push(r..r + 1),
+        }
+    }
+    out
 }
 
 /// The bucket's deletion vectors after the compaction: existing ones minus the inputs',
@@ -734,6 +767,15 @@ mod tests {
             stream, &keys, "f", &pending, &mut found, &mut marks,
         ))?;
         Ok((marks, found))
+    }
+
+    #[test]
+    fn row_runs_merge_consecutive_positions() {
+        assert_eq!(row_runs(&[]), Vec::<RowRange>::new());
+        assert_eq!(row_runs(&[3]), vec![3..4]);
+        assert_eq!(row_runs(&[0, 1, 2, 5, 7, 8]), vec![0..3, 5..6, 7..9]);
+        // A repeated position stays one row.
+        assert_eq!(row_runs(&[4, 4, 5]), vec![4..6]);
     }
 
     #[test]
