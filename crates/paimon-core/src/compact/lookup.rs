@@ -9,12 +9,14 @@
 //! - Lookup: for each key of the inputs without an input record above level 0, the first
 //!   visible record in the remaining levels, lowest level first (`LookupLevels`, deletion
 //!   vectors applied), is marked deleted in its file's deletion vector
-//!   (`notifyNewDeletion`); first-row tables drop such keys from the output instead.
-//! - Rewrite: the keys of the inputs are merged in lookup mode over the inputs and the
-//!   remaining levels (the lowest visible higher-level record is the `high` record the
-//!   lookup found), retractions dropped (deletion-vector tables drop deletes at every
-//!   level), and written at the output level with `_FILE_SOURCE = COMPACT`, sequence numbers
-//!   kept; first-row tables merge the inputs alone (first record by sequence).
+//!   (`notifyNewDeletion`); first-row tables drop such keys from the output instead. The
+//!   pending keys are sorted once and merge-joined with each file's sorted key column.
+//! - Rewrite: the keys of the inputs are merged in lookup mode over the inputs and the rows
+//!   of the remaining levels the lookup marked (the lowest visible higher-level record is the
+//!   `high` record; no other row of those levels can take part), retractions dropped
+//!   (deletion-vector tables drop deletes at every level), and written at the output level
+//!   with `_FILE_SOURCE = COMPACT`, sequence numbers kept; first-row tables merge the inputs
+//!   alone (first record by sequence).
 //! - Upgrade ([`upgrades`]): a deletion-vector table's unit that Java's `MergeTreeCompactTask`
 //!   would not rewrite at all (every section one run, never two small files in a row) moves
 //!   to the output level unchanged (same name, `_FILE_SOURCE` kept, deletion vectors kept) when
