@@ -8,51 +8,163 @@
 //! `INSERT OVERWRITE` follows Java's default (`dynamic-partition-overwrite = true`): only the
 //! partitions receiving rows are replaced, the whole table when it is unpartitioned. A failed
 //! statement commits nothing (files written before the failure are left for orphan removal).
+//!
+//! Exactly once: the sink commits as a [`CommitIdentity`] fixed when the statement is planned
+//! (a fresh commit user and Java's batch identifier, as Java's Flink batch sink does), and it
+//! travels with the plan ([`SinkWire`]). The commit is the library's exactly-once one
+//! (`commit_messages_with_identifier` / `overwrite_messages_with_identifier`): a task that runs
+//! the same plan again after a commit (a distributed engine retrying a failed task) finds the
+//! user's snapshot and does not commit again; it reports the same row count. Its new files are
+//! left for orphan removal.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
-use datafusion::common::{DataFusionError, Result};
+use datafusion::common::{exec_err, DataFusionError, Result};
 use datafusion::datasource::sink::DataSink;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use futures::StreamExt;
-use paimon_core::Table;
+use paimon_core::commit::BATCH_COMMIT_IDENTIFIER;
+use paimon_core::{FileIO, Table};
+use serde::{Deserialize, Serialize};
+use tokio::sync::OnceCell;
 
 use crate::error::to_df_error;
+
+/// Who commits a statement's rows: fixed when the statement is planned, the same for every
+/// execution of that plan (Java's Flink sink: a commit user chosen when the job is built and a
+/// checkpoint id, `Long.MAX_VALUE` at the end of a batch input).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitIdentity {
+    /// The commit user recorded in the snapshot.
+    pub commit_user: String,
+    /// The commit identifier recorded in the snapshot.
+    pub commit_identifier: i64,
+}
+
+impl CommitIdentity {
+    /// A new statement's identity: a random UUID as the user (Java's default commit user) and
+    /// the batch identifier ([`BATCH_COMMIT_IDENTIFIER`]).
+    pub fn fresh() -> Self {
+        Self::of_user(uuid::Uuid::new_v4().to_string())
+    }
+
+    /// The batch identity of `commit_user`.
+    pub fn of_user(commit_user: String) -> Self {
+        CommitIdentity {
+            commit_user,
+            commit_identifier: BATCH_COMMIT_IDENTIFIER,
+        }
+    }
+}
+
+/// What a sink ships to another process: the table (location, name, the schema id it was
+/// planned with), the operation and the commit identity. No credentials: the decoding
+/// process opens the table through its own storage options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SinkWire {
+    /// Table root location.
+    pub location: String,
+    /// `db.table`, for errors, logs and plans.
+    pub name: String,
+    /// The table schema id the statement was planned with.
+    pub schema_id: i64,
+    /// `INSERT OVERWRITE` (else `INSERT INTO`).
+    pub overwrite: bool,
+    /// The commit user and identifier.
+    pub identity: CommitIdentity,
+}
 
 /// Writes a statement's rows into a Paimon table and commits them once.
 #[derive(Debug)]
 pub struct PaimonSink {
-    table: Table,
-    name: String,
+    wire: SinkWire,
     schema: SchemaRef,
-    overwrite: bool,
+    io: FileIO,
+    /// The open table: given when planned here, opened on first write when decoded.
+    table: OnceCell<Table>,
 }
 
 impl PaimonSink {
     /// A sink into `table` (named `name` in errors) taking batches of `schema`; `overwrite`
-    /// replaces the partitions written (or the whole unpartitioned table).
-    pub fn new(table: Table, name: String, schema: SchemaRef, overwrite: bool) -> Self {
-        PaimonSink {
-            table,
+    /// replaces the partitions written (or the whole unpartitioned table); commits as
+    /// `identity`.
+    pub fn new(
+        table: Table,
+        name: String,
+        schema: SchemaRef,
+        overwrite: bool,
+        identity: CommitIdentity,
+    ) -> Self {
+        let wire = SinkWire {
+            location: table.location().to_string(),
             name,
-            schema,
+            schema_id: table.schema().id,
             overwrite,
+            identity,
+        };
+        PaimonSink {
+            wire,
+            schema,
+            io: table.file_io().clone(),
+            table: OnceCell::new_with(Some(table)),
         }
+    }
+
+    /// A sink decoded from `wire` in another process: the table is opened through `io` when
+    /// the first write starts, and must still have the planned schema id.
+    pub fn from_wire(wire: SinkWire, schema: SchemaRef, io: FileIO) -> Self {
+        PaimonSink {
+            wire,
+            schema,
+            io,
+            table: OnceCell::new(),
+        }
+    }
+
+    /// What the sink ships.
+    pub fn wire(&self) -> &SinkWire {
+        &self.wire
+    }
+
+    async fn table(&self) -> Result<Table> {
+        let table = self
+            .table
+            .get_or_try_init(|| async {
+                let name = &self.wire.name;
+                let table = Table::open_with(self.io.clone(), &self.wire.location, &HashMap::new())
+                    .await
+                    .map_err(|e| to_df_error(e, name))?;
+                if table.schema().id != self.wire.schema_id {
+                    return exec_err!(
+                        "paimon table {name}: planned with schema {}, but the latest schema is now {}",
+                        self.wire.schema_id,
+                        table.schema().id
+                    );
+                }
+                Ok(table)
+            })
+            .await?;
+        Ok(table.clone())
     }
 }
 
 impl DisplayAs for PaimonSink {
     fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        let op = if self.overwrite {
+        let op = if self.wire.overwrite {
             "overwrite"
         } else {
             "append"
         };
-        write!(f, "PaimonSink: table={}, {op}", self.name)
+        write!(
+            f,
+            "PaimonSink: table={}, {op}, commit_user={}",
+            self.wire.name, self.wire.identity.commit_user
+        )
     }
 }
 
@@ -67,7 +179,16 @@ impl DataSink for PaimonSink {
         data: SendableRecordBatchStream,
         _context: &Arc<TaskContext>,
     ) -> Result<u64> {
-        write_and_commit(self.table.clone(), self.name.clone(), self.overwrite, data).await
+        let table = self.table().await?;
+        let rows = write_and_commit(table, self.wire.clone(), data).await?;
+        #[cfg(feature = "failpoints")]
+        if crate::failpoint::claim_sink(&self.wire.name) {
+            return Err(to_df_error(
+                paimon_core::Error::io("injected storage failure after the commit (failpoint)"),
+                &self.wire.name,
+            ));
+        }
+        Ok(rows)
     }
 }
 
@@ -77,14 +198,11 @@ impl DataSink for PaimonSink {
 /// inputs to be `Send`.
 async fn write_and_commit(
     table: Table,
-    name: String,
-    overwrite: bool,
+    wire: SinkWire,
     data: SendableRecordBatchStream,
 ) -> Result<u64> {
     let handle = tokio::runtime::Handle::current();
-    let task = tokio::task::spawn_blocking(move || {
-        handle.block_on(write_all(table, name, overwrite, data))
-    });
+    let task = tokio::task::spawn_blocking(move || handle.block_on(write_all(table, wire, data)));
     match task.await {
         Ok(r) => r,
         Err(e) => Err(DataFusionError::Execution(format!(
@@ -93,14 +211,18 @@ async fn write_and_commit(
     }
 }
 
-async fn write_all(
-    table: Table,
-    name: String,
-    overwrite: bool,
-    mut data: SendableRecordBatchStream,
-) -> Result<u64> {
-    let err = |e| to_df_error(e, &name);
-    let mut write = table.new_write().build().map_err(err)?;
+async fn write_all(table: Table, wire: SinkWire, mut data: SendableRecordBatchStream) -> Result<u64> {
+    let name = wire.name.as_str();
+    let err = |e| to_df_error(e, name);
+    let CommitIdentity {
+        commit_user: user,
+        commit_identifier: id,
+    } = &wire.identity;
+    let mut write = table
+        .new_write()
+        .with_commit_user(user.as_str())
+        .build()
+        .map_err(err)?;
     let mut rows = 0u64;
     while let Some(batch) = data.next().await {
         let batch = batch?;
@@ -112,17 +234,37 @@ async fn write_all(
     }
     let messages = write.prepare_commit().await.map_err(err)?;
     let commit = table.new_commit();
-    let user = write.commit_user().to_string();
-    if overwrite {
+    let snapshots = if wire.overwrite {
         commit
-            .overwrite_messages(&messages, &user, None)
+            .overwrite_messages_with_identifier(*id, &messages, user, None)
             .await
-            .map_err(err)?;
+            .map_err(err)?
     } else if rows > 0 {
         commit
-            .commit_messages(&messages, &user)
+            .commit_messages_with_identifier(*id, &messages, user)
             .await
-            .map_err(err)?;
+            .map_err(err)?
+    } else {
+        return Ok(0);
+    };
+    let written = messages.iter().any(|m| !m.is_empty());
+    if snapshots.is_empty() && written {
+        tracing::warn!(
+            table = name,
+            rows,
+            commit_user = user.as_str(),
+            "paimon sink: already committed by this statement (a retried task), not committed \
+             again; its new files are left for orphan removal"
+        );
+    } else {
+        let ids: Vec<i64> = snapshots.iter().map(|s| s.id).collect();
+        tracing::info!(
+            table = name,
+            rows,
+            snapshots = ?ids,
+            commit_user = user.as_str(),
+            "paimon sink: committed"
+        );
     }
     Ok(rows)
 }
