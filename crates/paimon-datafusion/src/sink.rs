@@ -250,19 +250,19 @@ async fn write_all(table: Table, wire: SinkWire, mut data: SendableRecordBatchSt
     let written = messages.iter().any(|m| !m.is_empty());
     if snapshots.is_empty() && written {
         tracing::warn!(
-            table = name,
+            table = %name,
             rows,
-            commit_user = user.as_str(),
+            commit_user = %user,
             "paimon sink: already committed by this statement (a retried task), not committed \
              again; its new files are left for orphan removal"
         );
     } else {
         let ids: Vec<i64> = snapshots.iter().map(|s| s.id).collect();
         tracing::info!(
-            table = name,
+            table = %name,
             rows,
             snapshots = ?ids,
-            commit_user = user.as_str(),
+            commit_user = %user,
             "paimon sink: committed"
         );
     }
