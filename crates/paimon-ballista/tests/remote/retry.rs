@@ -88,21 +88,21 @@ async fn retried_sink_task_commits_once() {
     let (batches, _job) = collect_with_job(&ctx, q).await;
     assert!(marker.exists(), "the failpoint did not fire");
     assert_eq!(common::render(&batches), [common::TOTAL.to_string()]);
-    let logs = cluster.executor_logs();
-    let lines = |needle: &str| logs.lines().filter(|l| l.contains(needle)).count();
-    assert_eq!(lines("paimon sink: failpoint"), 1, "{logs}");
-    assert_eq!(insert::sink_lines(&logs, "dist.appended"), 1, "{logs}");
-    assert_eq!(lines("paimon sink: already committed"), 1, "{logs}");
-    assert_eq!(insert::latest_snapshot(&target).await, before + 1);
-
     let want = common::library_count_sum(&orders, None).await;
     let got = common::sql_count_sum_of(&ctx, "v", "paimon.dist.appended").await;
-    assert_eq!(got, want);
+    assert_eq!(got, want, "count and sum of the inserted table vs the input");
     let dup = common::sql(
         &ctx,
         "SELECT id, count(*) FROM paimon.dist.appended GROUP BY id HAVING count(*) > 1",
     )
     .await;
     assert!(dup.is_empty(), "duplicated rows: {dup:?}");
+    assert_eq!(insert::latest_snapshot(&target).await, before + 1);
+
+    let logs = cluster.executor_logs();
+    let lines = |needle: &str| logs.lines().filter(|l| l.contains(needle)).count();
+    assert_eq!(lines("paimon sink: failpoint"), 1, "{logs}");
+    assert_eq!(insert::sink_lines(&logs, "dist.appended"), 1, "{logs}");
+    assert_eq!(lines("paimon sink: already committed"), 1, "{logs}");
     drop(cluster);
 }
