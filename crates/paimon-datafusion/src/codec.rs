@@ -153,7 +153,8 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
                     inputs.len()
                 );
             };
-            let sink = PaimonSink::from_wire(wire.sink, SchemaRef::new(wire.schema), self.io.clone());
+            let sink =
+                PaimonSink::from_wire(wire.sink, SchemaRef::new(wire.schema), self.io.clone());
             return Ok(Arc::new(DataSinkExec::new(
                 input.clone(),
                 Arc::new(sink),

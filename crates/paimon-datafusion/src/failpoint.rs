@@ -39,7 +39,10 @@ fn claim_marker(var: &str) -> bool {
 pub(crate) fn claim_sink(table: &str) -> bool {
     let claimed = claim_marker(FAIL_SINK_ONCE);
     if claimed {
-        tracing::warn!(table, "paimon sink: failpoint: this task fails after its commit");
+        tracing::warn!(
+            table,
+            "paimon sink: failpoint: this task fails after its commit"
+        );
     }
     claimed
 }

@@ -162,7 +162,11 @@ impl TableProvider for RemoteTableProvider {
         input: Arc<dyn ExecutionPlan>,
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let identity = self.wire.commit.clone().unwrap_or_else(CommitIdentity::fresh);
+        let identity = self
+            .wire
+            .commit
+            .clone()
+            .unwrap_or_else(CommitIdentity::fresh);
         self.provider().await?.insert_as(input, insert_op, identity)
     }
 }

@@ -134,23 +134,27 @@ impl PaimonSink {
     async fn table(&self) -> Result<Table> {
         let table = self
             .table
-            .get_or_try_init(|| async {
-                let name = &self.wire.name;
-                let table = Table::open_with(self.io.clone(), &self.wire.location, &HashMap::new())
-                    .await
-                    .map_err(|e| to_df_error(e, name))?;
-                if table.schema().id != self.wire.schema_id {
-                    return exec_err!(
-                        "paimon table {name}: planned with schema {}, but the latest schema is now {}",
-                        self.wire.schema_id,
-                        table.schema().id
-                    );
-                }
-                Ok(table)
-            })
+            .get_or_try_init(|| open_planned(&self.wire, self.io.clone()))
             .await?;
         Ok(table.clone())
     }
+}
+
+/// Opens the table of `wire` through `io` and checks it still has the planned schema id.
+async fn open_planned(wire: &SinkWire, io: FileIO) -> Result<Table> {
+    let name = &wire.name;
+    let table = Table::open_with(io, &wire.location, &HashMap::new())
+        .await
+        .map_err(|e| to_df_error(e, name))?;
+    let latest = table.schema().id;
+    if latest != wire.schema_id {
+        let planned = wire.schema_id;
+        return exec_err!(
+            "paimon table {name}: planned with schema {planned}, \
+             but the latest schema is now {latest}"
+        );
+    }
+    Ok(table)
 }
 
 impl DisplayAs for PaimonSink {
@@ -211,7 +215,11 @@ async fn write_and_commit(
     }
 }
 
-async fn write_all(table: Table, wire: SinkWire, mut data: SendableRecordBatchStream) -> Result<u64> {
+async fn write_all(
+    table: Table,
+    wire: SinkWire,
+    mut data: SendableRecordBatchStream,
+) -> Result<u64> {
     let name = wire.name.as_str();
     let err = |e| to_df_error(e, name);
     let CommitIdentity {

@@ -361,14 +361,23 @@ async fn logical_plan_carries_the_commit_identity() {
     let dir = tempfile::tempdir().unwrap();
     let (ctx, table) = write_ctx(dir.path()).await;
     let codec = PaimonLogicalCodec::default();
-    let logical = ctx.sql(INSERT).await.unwrap().into_optimized_plan().unwrap();
+    let logical = ctx
+        .sql(INSERT)
+        .await
+        .unwrap()
+        .into_optimized_plan()
+        .unwrap();
     let bytes = logical_plan_to_bytes_with_extension_codec(&logical, &codec).unwrap();
     let scheduler = SessionContext::new_with_config(paimon_datafusion::session_config());
     let decoded =
         logical_plan_from_bytes_with_extension_codec(&bytes, &scheduler.task_ctx(), &codec)
             .unwrap();
     for attempt in 0..2 {
-        let plan = scheduler.state().create_physical_plan(&decoded).await.unwrap();
+        let plan = scheduler
+            .state()
+            .create_physical_plan(&decoded)
+            .await
+            .unwrap();
         let got = render(&collect(plan, scheduler.task_ctx()).await.unwrap());
         assert_eq!(got, ["3"], "attempt {attempt}");
         assert_eq!(latest(&table).await, Some(1), "attempt {attempt}");

@@ -90,7 +90,10 @@ async fn retried_sink_task_commits_once() {
     assert_eq!(common::render(&batches), [common::TOTAL.to_string()]);
     let want = common::library_count_sum(&orders, None).await;
     let got = common::sql_count_sum_of(&ctx, "v", "paimon.dist.appended").await;
-    assert_eq!(got, want, "count and sum of the inserted table vs the input");
+    assert_eq!(
+        got, want,
+        "count and sum of the inserted table vs the input"
+    );
     let dup = common::sql(
         &ctx,
         "SELECT id, count(*) FROM paimon.dist.appended GROUP BY id HAVING count(*) > 1",

@@ -287,8 +287,13 @@ impl TableCommit {
         commit_user: &str,
         static_partition: Option<&HashMap<String, String>>,
     ) -> Result<Vec<Snapshot>> {
-        self.overwrite_as(BATCH_COMMIT_IDENTIFIER, messages, commit_user, static_partition)
-            .await
+        self.overwrite_as(
+            BATCH_COMMIT_IDENTIFIER,
+            messages,
+            commit_user,
+            static_partition,
+        )
+        .await
     }
 
     /// [`Self::overwrite_messages`] with commit identifier `identifier`, exactly once as

@@ -415,7 +415,10 @@ async fn a_retried_overwrite_is_applied_once() {
         .unwrap();
     assert_eq!(s.len(), 1);
     assert_eq!(s[0].commit_kind, CommitKind::Overwrite);
-    assert_eq!((s[0].commit_user.as_str(), s[0].commit_identifier), ("job-o", 7));
+    assert_eq!(
+        (s[0].commit_user.as_str(), s[0].commit_identifier),
+        ("job-o", 7)
+    );
     assert_eq!(s[0].id, before.id + 1);
     assert_eq!(s[0].total_record_count, before.total_record_count);
     let again = c
