@@ -40,7 +40,7 @@ pub(crate) fn claim_sink(table: &str) -> bool {
     let claimed = claim_marker(FAIL_SINK_ONCE);
     if claimed {
         tracing::warn!(
-            table,
+            table = %table,
             "paimon sink: failpoint: this task fails after its commit"
         );
     }
