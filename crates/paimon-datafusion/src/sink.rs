@@ -11,11 +11,14 @@
 //!
 //! Exactly once: the sink commits as a [`CommitIdentity`] fixed when the statement is planned
 //! (a fresh commit user and Java's batch identifier, as Java's Flink batch sink does), and it
-//! travels with the plan ([`SinkWire`]). The commit is the library's exactly-once one
-//! (`commit_messages_with_identifier` / `overwrite_messages_with_identifier`): a task that runs
-//! the same plan again after a commit (a distributed engine retrying a failed task) finds the
-//! user's snapshot and does not commit again; it reports the same row count. Its new files are
-//! left for orphan removal.
+//! travels with the plan ([`SinkWire`]). A sink decoded from a shipped plan (a distributed
+//! engine's task, which the engine may run again) commits with the library's exactly-once
+//! check (`commit_messages_with_identifier` / `overwrite_messages_with_identifier`, Java's
+//! `filterAndCommit` at the end of a batch input): a task that runs the same plan again after a
+//! commit finds the user's snapshot and does not commit again; it reports the same row count,
+//! and its new files are left for orphan removal. A sink run where it was planned (local
+//! DataFusion) is run once and commits without the check, as before: the check reads the
+//! table's snapshots from the latest back to the user's (a new user's: back to the earliest).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -28,7 +31,8 @@ use datafusion::datasource::sink::DataSink;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use futures::StreamExt;
-use paimon_core::commit::BATCH_COMMIT_IDENTIFIER;
+use paimon_core::commit::{CommitMessage, BATCH_COMMIT_IDENTIFIER};
+use paimon_core::spec::snapshot::Snapshot;
 use paimon_core::{FileIO, Table};
 use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
@@ -87,6 +91,8 @@ pub struct PaimonSink {
     io: FileIO,
     /// The open table: given when planned here, opened on first write when decoded.
     table: OnceCell<Table>,
+    /// Decoded from a shipped plan: commit with the exactly-once check.
+    exactly_once: bool,
 }
 
 impl PaimonSink {
@@ -112,17 +118,20 @@ impl PaimonSink {
             schema,
             io: table.file_io().clone(),
             table: OnceCell::new_with(Some(table)),
+            exactly_once: false,
         }
     }
 
     /// A sink decoded from `wire` in another process: the table is opened through `io` when
-    /// the first write starts, and must still have the planned schema id.
+    /// the first write starts, and must still have the planned schema id; it commits with
+    /// the exactly-once check (see the module doc).
     pub fn from_wire(wire: SinkWire, schema: SchemaRef, io: FileIO) -> Self {
         PaimonSink {
             wire,
             schema,
             io,
             table: OnceCell::new(),
+            exactly_once: true,
         }
     }
 
@@ -184,7 +193,7 @@ impl DataSink for PaimonSink {
         _context: &Arc<TaskContext>,
     ) -> Result<u64> {
         let table = self.table().await?;
-        let rows = write_and_commit(table, self.wire.clone(), data).await?;
+        let rows = write_and_commit(table, self.wire.clone(), self.exactly_once, data).await?;
         #[cfg(feature = "failpoints")]
         if crate::failpoint::claim_sink(&self.wire.name) {
             return Err(to_df_error(
@@ -203,10 +212,13 @@ impl DataSink for PaimonSink {
 async fn write_and_commit(
     table: Table,
     wire: SinkWire,
+    exactly_once: bool,
     data: SendableRecordBatchStream,
 ) -> Result<u64> {
     let handle = tokio::runtime::Handle::current();
-    let task = tokio::task::spawn_blocking(move || handle.block_on(write_all(table, wire, data)));
+    let task = tokio::task::spawn_blocking(move || {
+        handle.block_on(write_all(table, wire, exactly_once, data))
+    });
     match task.await {
         Ok(r) => r,
         Err(e) => Err(DataFusionError::Execution(format!(
@@ -218,14 +230,12 @@ async fn write_and_commit(
 async fn write_all(
     table: Table,
     wire: SinkWire,
+    exactly_once: bool,
     mut data: SendableRecordBatchStream,
 ) -> Result<u64> {
     let name = wire.name.as_str();
     let err = |e| to_df_error(e, name);
-    let CommitIdentity {
-        commit_user: user,
-        commit_identifier: id,
-    } = &wire.identity;
+    let user = &wire.identity.commit_user;
     let mut write = table
         .new_write()
         .with_commit_user(user.as_str())
@@ -241,20 +251,12 @@ async fn write_all(
         rows += batch.num_rows() as u64;
     }
     let messages = write.prepare_commit().await.map_err(err)?;
-    let commit = table.new_commit();
-    let snapshots = if wire.overwrite {
-        commit
-            .overwrite_messages_with_identifier(*id, &messages, user, None)
-            .await
-            .map_err(err)?
-    } else if rows > 0 {
-        commit
-            .commit_messages_with_identifier(*id, &messages, user)
-            .await
-            .map_err(err)?
-    } else {
+    if !wire.overwrite && rows == 0 {
         return Ok(0);
-    };
+    }
+    let snapshots = commit(&table, &wire, exactly_once, &messages)
+        .await
+        .map_err(err)?;
     let written = messages.iter().any(|m| !m.is_empty());
     if snapshots.is_empty() && written {
         tracing::warn!(
@@ -275,4 +277,29 @@ async fn write_all(
         );
     }
     Ok(rows)
+}
+
+/// Commits `messages` as `wire`'s identity: with the library's exactly-once check when
+/// `exactly_once`, else unchecked with the batch identifier (the identity of a sink planned
+/// where it runs is a fresh user with the batch identifier).
+async fn commit(
+    table: &Table,
+    wire: &SinkWire,
+    exactly_once: bool,
+    messages: &[CommitMessage],
+) -> paimon_core::Result<Vec<Snapshot>> {
+    let c = table.new_commit();
+    let CommitIdentity {
+        commit_user: user,
+        commit_identifier: id,
+    } = &wire.identity;
+    match (wire.overwrite, exactly_once) {
+        (true, true) => {
+            c.overwrite_messages_with_identifier(*id, messages, user, None)
+                .await
+        }
+        (true, false) => c.overwrite_messages(messages, user, None).await,
+        (false, true) => c.commit_messages_with_identifier(*id, messages, user).await,
+        (false, false) => c.commit_messages(messages, user).await,
+    }
 }

@@ -355,12 +355,13 @@ async fn decoded_sink_commits_once_per_planned_statement() {
 
 /// The commit identity is fixed by the side that encodes the logical plan (a Ballista client):
 /// the decoding side (a scheduler) planning that plan twice gets sinks with the same identity,
-/// so their executions commit once.
+/// so their executions (each shipped as a task through the physical codec) commit once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logical_plan_carries_the_commit_identity() {
     let dir = tempfile::tempdir().unwrap();
     let (ctx, table) = write_ctx(dir.path()).await;
     let codec = PaimonLogicalCodec::default();
+    let physical = PaimonPhysicalCodec::default();
     let logical = ctx
         .sql(INSERT)
         .await
@@ -378,7 +379,11 @@ async fn logical_plan_carries_the_commit_identity() {
             .create_physical_plan(&decoded)
             .await
             .unwrap();
-        let got = render(&collect(plan, scheduler.task_ctx()).await.unwrap());
+        let task = physical_plan_to_bytes_with_extension_codec(plan, &physical).unwrap();
+        let task =
+            physical_plan_from_bytes_with_extension_codec(&task, &scheduler.task_ctx(), &physical)
+                .unwrap();
+        let got = render(&collect(task, scheduler.task_ctx()).await.unwrap());
         assert_eq!(got, ["3"], "attempt {attempt}");
         assert_eq!(latest(&table).await, Some(1), "attempt {attempt}");
     }
