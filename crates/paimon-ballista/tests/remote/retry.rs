@@ -109,3 +109,47 @@ async fn retried_sink_task_commits_once() {
     assert_eq!(lines("paimon sink: already committed"), 1, "{logs}");
     drop(cluster);
 }
+
+/// `INSERT OVERWRITE` under the same failpoint: the retried task does not overwrite again
+/// (one new `OVERWRITE` snapshot, the statement's count right, the table holds the input).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retried_overwrite_task_commits_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("warehouse");
+    common::write_orders(&warehouse).await;
+    let ddl = "(dt STRING, id BIGINT, k INT, v DOUBLE, s STRING)";
+    let target = insert::create_table(&warehouse, "replaced", ddl).await;
+    let local = common::local_ctx(&warehouse).await;
+    common::sql(
+        &local,
+        "INSERT INTO paimon.dist.replaced SELECT * FROM paimon.dist.orders",
+    )
+    .await;
+    let before = insert::latest_snapshot(&target).await;
+    let marker = dir.path().join("fail-sink-once");
+    let cluster = Cluster::start(dir.path(), 2, &[(FAIL_SINK_ONCE, marker.to_str().unwrap())]);
+    let ctx = cluster.context(8, &warehouse).await;
+
+    let q = "INSERT OVERWRITE paimon.dist.replaced SELECT * FROM paimon.dist.orders WHERE id < 100";
+    let (batches, _job) = collect_with_job(&ctx, q).await;
+    assert!(marker.exists(), "the failpoint did not fire");
+    assert_eq!(common::render(&batches), ["100"]);
+    let latest = insert::latest_snapshot(&target).await;
+    assert_eq!(latest, before + 1, "one new snapshot");
+    let kind = target
+        .snapshot_manager()
+        .snapshot(latest)
+        .await
+        .unwrap()
+        .commit_kind;
+    assert_eq!(kind, paimon_core::spec::snapshot::CommitKind::Overwrite);
+    let got = common::sql(
+        &ctx,
+        "SELECT count(*), min(id), max(id) FROM paimon.dist.replaced",
+    )
+    .await;
+    assert_eq!(got, ["100, 0, 99"]);
+    let logs = cluster.executor_logs();
+    assert_eq!(insert::sink_lines(&logs, "dist.replaced"), 1, "{logs}");
+    drop(cluster);
+}
