@@ -9,6 +9,10 @@
 //! node carries its read settings, its child the task's own splits. Executors read their splits
 //! straight from the table's storage; no data passes through the scheduler.
 //!
+//! `INSERT INTO` / `INSERT OVERWRITE` go the same way: the scheduler plans the sink with the
+//! commit identity the client put in the plan, and an executor runs it and commits, exactly
+//! once even when Ballista retries its task (`paimon_datafusion::sink`).
+//!
 //! - client: [`session_state`], [`remote_context`] (`df://host:port`), `standalone_context`
 //!   (feature `standalone`: an in-process scheduler and executor, for tests);
 //! - servers: [`scheduler_config`] + [`run_scheduler`] (binary `paimon-scheduler`),

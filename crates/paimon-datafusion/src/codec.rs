@@ -10,7 +10,10 @@
 //! - [`PaimonPhysicalCodec`] encodes a [`PaimonScanExec`] as its [`ReadWire`], description and
 //!   output; its child (the split rows) is encoded by DataFusion itself, so a narrowed child
 //!   ships only its own splits. Decoded nodes open the table on first execution. The audit
-//!   log's row-kind node travels too (in-memory system tables are DataFusion's own nodes).
+//!   log's row-kind node travels too (in-memory system tables are DataFusion's own nodes), and
+//!   an `INSERT`'s `DataSinkExec` over a [`PaimonSink`] as its [`SinkWire`] (table, operation,
+//!   commit identity) and input schema: the sink runs where the task runs, committing as the
+//!   identity fixed at planning.
 //!
 //! Both wrap another codec (Ballista's, or DataFusion's default) and delegate every node they
 //! do not own. Their bytes start with a 4-byte tag and a JSON body; no credentials are shipped:
@@ -23,6 +26,7 @@ use arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{internal_err, DataFusionError, Result, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::datasource::sink::{DataSink, DataSinkExec};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{AggregateUDF, Extension, LogicalPlan, ScalarUDF, WindowUDF};
 use datafusion::physical_plan::ExecutionPlan;
@@ -36,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::audit::RowKindExec;
 use crate::remote_table::{RemoteTableProvider, TableWire};
 use crate::scan::{PaimonScanExec, ScanDescription, ScanOutput};
+use crate::sink::{PaimonSink, SinkWire};
 use crate::system::shipped::{RemoteSystemTable, SystemTable, SystemWire};
 use crate::table::PaimonTableProvider;
 use crate::wire::ReadWire;
@@ -48,6 +53,16 @@ const SCAN_TAG: &[u8; 4] = b"PMS1";
 const SYSTEM_TAG: &[u8; 4] = b"PMY1";
 /// Tag of an encoded audit-log row-kind node (version 1).
 const ROW_KIND_TAG: &[u8; 4] = b"PMK1";
+/// Tag of an encoded `DataSinkExec` over a [`PaimonSink`] (version 1).
+const SINK_TAG: &[u8; 4] = b"PMW1";
+
+/// The body of an encoded `DataSinkExec(PaimonSink)` (its input travels as a node).
+#[derive(Debug, Serialize, Deserialize)]
+struct SinkExecWire {
+    sink: SinkWire,
+    /// The schema of the batches the sink takes.
+    schema: Schema,
+}
 
 /// The body of an encoded [`RowKindExec`] (its child, the scan, travels as a node).
 #[derive(Debug, Serialize, Deserialize)]
@@ -129,6 +144,23 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
             );
             return Ok(Arc::new(node));
         }
+        if buf.starts_with(SINK_TAG) {
+            let wire: SinkExecWire = decode_tagged(buf, "sink node")?;
+            let [input] = inputs else {
+                return internal_err!(
+                    "a PaimonSink of {} needs one input, got {}",
+                    wire.sink.name,
+                    inputs.len()
+                );
+            };
+            let sink =
+                PaimonSink::from_wire(wire.sink, SchemaRef::new(wire.schema), self.io.clone());
+            return Ok(Arc::new(DataSinkExec::new(
+                input.clone(),
+                Arc::new(sink),
+                None,
+            )));
+        }
         if !buf.starts_with(SCAN_TAG) {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         }
@@ -171,6 +203,16 @@ impl PhysicalExtensionCodec for PaimonPhysicalCodec {
                 from_kind,
             };
             return encode_tagged(ROW_KIND_TAG, &wire, buf);
+        }
+        if let Some(sink) = node
+            .downcast_ref::<DataSinkExec>()
+            .and_then(|exec| exec.sink().downcast_ref::<PaimonSink>())
+        {
+            let wire = SinkExecWire {
+                sink: sink.wire().clone(),
+                schema: DataSink::schema(sink).as_ref().clone(),
+            };
+            return encode_tagged(SINK_TAG, &wire, buf);
         }
         let Some(scan) = node.downcast_ref::<PaimonScanExec>() else {
             return self.inner.try_encode(node, buf, proto_converter);

@@ -4,8 +4,9 @@
 //! A logical codec decodes synchronously, but opening a table reads its schema files. The
 //! provider is therefore built from what the client shipped ([`TableWire`]: location, name and
 //! the client's table schema, which answers `schema` and `supports_filters_pushdown` exactly as
-//! the client's provider did); the table is opened on the first `scan`, through the decoding
-//! process's own [`FileIO`], and must still have the shipped schema.
+//! the client's provider did); the table is opened on the first `scan` or `insert_into`,
+//! through the decoding process's own [`FileIO`], and must still have the shipped schema.
+//! An `INSERT` planned there commits as the identity the client put in the wire.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use arrow::datatypes::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::{exec_err, DataFusionError, Result};
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use futures::future::BoxFuture;
@@ -24,6 +26,7 @@ use tokio::sync::OnceCell;
 
 use crate::error::to_df_error;
 use crate::filter::classify;
+use crate::sink::CommitIdentity;
 use crate::table::PaimonTableProvider;
 
 /// What identifies a table provider across processes.
@@ -35,6 +38,12 @@ pub struct TableWire {
     pub name: String,
     /// The table schema the client planned with, as Paimon's schema JSON.
     pub schema_json: String,
+    /// The commit identity of an `INSERT` into this table planned from this wire: fixed by the
+    /// client when it encodes its plan, so the decoding side's planning (and every retried
+    /// task of the plan it makes) commits as that identity, at most once. `None`: a fresh one
+    /// when planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitIdentity>,
 }
 
 impl TableWire {
@@ -49,6 +58,7 @@ impl TableWire {
             location: table.location().to_string(),
             name: provider.name().to_string(),
             schema_json,
+            commit: Some(CommitIdentity::fresh()),
         })
     }
 }
@@ -143,5 +153,20 @@ impl TableProvider for RemoteTableProvider {
             .await?
             .scan(state, projection, filters, limit)
             .await
+    }
+
+    /// The sink plan, committing as the identity the client shipped (see [`TableWire`]).
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let identity = self
+            .wire
+            .commit
+            .clone()
+            .unwrap_or_else(CommitIdentity::fresh);
+        self.provider().await?.insert_as(input, insert_op, identity)
     }
 }

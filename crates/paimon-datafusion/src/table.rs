@@ -21,7 +21,7 @@ use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::options::PaimonOptions;
 use crate::scan::{pruning_counters, PaimonScanExec, ScanDescription, ScanOutput};
-use crate::sink::PaimonSink;
+use crate::sink::{CommitIdentity, PaimonSink};
 use crate::stats::column_statistics;
 use crate::wire::ReadWire;
 
@@ -170,6 +170,19 @@ impl TableProvider for PaimonTableProvider {
         input: Arc<dyn ExecutionPlan>,
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.insert_as(input, insert_op, CommitIdentity::fresh())
+    }
+}
+
+impl PaimonTableProvider {
+    /// The plan of an `INSERT` of `input` committing as `identity` (fixed here, at planning:
+    /// every execution of the plan commits as the same user, at most once).
+    pub(crate) fn insert_as(
+        &self,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+        identity: CommitIdentity,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
         let overwrite = match insert_op {
             InsertOp::Append => false,
             InsertOp::Overwrite => true,
@@ -185,12 +198,11 @@ impl TableProvider for PaimonTableProvider {
             self.name.clone(),
             self.schema.clone(),
             overwrite,
+            identity,
         );
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
-}
 
-impl PaimonTableProvider {
     /// [`TableProvider::scan`] with the row kinds `kinds` asks for.
     pub(crate) async fn scan_with_kind(
         &self,

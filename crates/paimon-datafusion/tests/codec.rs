@@ -290,3 +290,104 @@ async fn keep_delete_travels_with_the_scan() {
         (2, 2)
     );
 }
+
+/// A session over a new warehouse holding `db.t` (`id BIGINT, s STRING`, append table) and
+/// the table.
+async fn write_ctx(dir: &std::path::Path) -> (SessionContext, paimon_core::Table) {
+    use paimon_core::spec::type_text::parse_fields;
+    use paimon_core::{FileSystemCatalog, Identifier, Schema};
+
+    let warehouse = dir.to_str().unwrap();
+    let catalog = FileSystemCatalog::new(warehouse, Default::default()).unwrap();
+    catalog.create_database("db", true).await.unwrap();
+    let schema = Schema::builder()
+        .columns(parse_fields("id BIGINT, s STRING").unwrap())
+        .build()
+        .unwrap();
+    let id = Identifier::parse("db.t").unwrap();
+    let table = catalog.create_table(&id, schema, false).await.unwrap();
+    let ctx = SessionContext::new_with_config(paimon_datafusion::session_config());
+    paimon_datafusion::register_warehouse(&ctx, "paimon", warehouse)
+        .await
+        .unwrap();
+    (ctx, table)
+}
+
+async fn latest(table: &paimon_core::Table) -> Option<i64> {
+    table.snapshot_manager().latest_snapshot_id().await.unwrap()
+}
+
+const INSERT: &str = "INSERT INTO paimon.db.t VALUES (1, 'a'), (2, 'b'), (3, 'c')";
+
+/// An `INSERT`'s sink travels through the physical codec with its commit identity: the decoded
+/// plan executed twice (as a retried task runs it again) commits once and reports the count
+/// both times; a statement planned anew commits again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decoded_sink_commits_once_per_planned_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ctx, table) = write_ctx(dir.path()).await;
+    let codec = PaimonPhysicalCodec::default();
+    let plan = ctx
+        .sql(INSERT)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let bytes = physical_plan_to_bytes_with_extension_codec(plan, &codec).unwrap();
+    let decoded =
+        physical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &codec).unwrap();
+    for attempt in 0..2 {
+        let got = render(&collect(decoded.clone(), ctx.task_ctx()).await.unwrap());
+        assert_eq!(got, ["3"], "attempt {attempt}");
+        assert_eq!(latest(&table).await, Some(1), "attempt {attempt}");
+    }
+    let rows = |ctx: SessionContext| async move {
+        let q = "SELECT count(*), sum(id) FROM paimon.db.t";
+        render(&ctx.sql(q).await.unwrap().collect().await.unwrap())
+    };
+    assert_eq!(rows(ctx.clone()).await, ["3, 6"]);
+    let again = ctx.sql(INSERT).await.unwrap().collect().await.unwrap();
+    assert_eq!(render(&again), ["3"]);
+    assert_eq!(latest(&table).await, Some(2));
+    assert_eq!(rows(ctx).await, ["6, 12"]);
+}
+
+/// The commit identity is fixed by the side that encodes the logical plan (a Ballista client):
+/// the decoding side (a scheduler) planning that plan twice gets sinks with the same identity,
+/// so their executions (each shipped as a task through the physical codec) commit once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logical_plan_carries_the_commit_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ctx, table) = write_ctx(dir.path()).await;
+    let codec = PaimonLogicalCodec::default();
+    let physical = PaimonPhysicalCodec::default();
+    let logical = ctx
+        .sql(INSERT)
+        .await
+        .unwrap()
+        .into_optimized_plan()
+        .unwrap();
+    let bytes = logical_plan_to_bytes_with_extension_codec(&logical, &codec).unwrap();
+    let scheduler = SessionContext::new_with_config(paimon_datafusion::session_config());
+    let decoded =
+        logical_plan_from_bytes_with_extension_codec(&bytes, &scheduler.task_ctx(), &codec)
+            .unwrap();
+    for attempt in 0..2 {
+        let plan = scheduler
+            .state()
+            .create_physical_plan(&decoded)
+            .await
+            .unwrap();
+        let task = physical_plan_to_bytes_with_extension_codec(plan, &physical).unwrap();
+        let task =
+            physical_plan_from_bytes_with_extension_codec(&task, &scheduler.task_ctx(), &physical)
+                .unwrap();
+        let got = render(&collect(task, scheduler.task_ctx()).await.unwrap());
+        assert_eq!(got, ["3"], "attempt {attempt}");
+        assert_eq!(latest(&table).await, Some(1), "attempt {attempt}");
+    }
+    let q = "SELECT count(*) FROM paimon.db.t";
+    let rows = render(&ctx.sql(q).await.unwrap().collect().await.unwrap());
+    assert_eq!(rows, ["3"]);
+}

@@ -5,7 +5,9 @@
 //!
 //! - `separate_processes_equal_local` (here): queries, time travel, Java fixtures and system
 //!   tables equal local DataFusion; splits per executor from the scheduler's job metrics;
-//! - `retry` (feature `failpoints`): a scan task that fails once is retried, rows exact;
+//! - `insert`: `INSERT INTO` / `INSERT OVERWRITE` committed by an executor, equal to local;
+//! - `retry` (feature `failpoints`): a scan task that fails once is retried, rows exact; a
+//!   sink task that fails once after its commit is retried without committing twice;
 //! - `cli` (feature `ballista`): `paimon sql --ballista df://…`, the CLI's own command.
 
 #[path = "../common/mod.rs"]
@@ -13,6 +15,7 @@ mod common;
 
 #[cfg(feature = "ballista")]
 mod cli;
+mod insert;
 #[cfg(feature = "failpoints")]
 mod retry;
 

@@ -8,8 +8,9 @@
 //! among the new ones (same user, identifier and kind) before cleaning up. Then `LATEST` is
 //! rewritten and `EARLIEST` written when missing.
 //!
-//! Exactly-once: [`TableCommit::commit_messages_with_identifier`] skips identifiers that the
-//! user's latest snapshot already covers (Java `filterCommitted`).
+//! Exactly-once: [`TableCommit::commit_messages_with_identifier`] and
+//! [`TableCommit::overwrite_messages_with_identifier`] skip identifiers that the user's latest
+//! snapshot already covers (Java `filterCommitted`).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -286,6 +287,44 @@ impl TableCommit {
         commit_user: &str,
         static_partition: Option<&HashMap<String, String>>,
     ) -> Result<Vec<Snapshot>> {
+        self.overwrite_as(
+            BATCH_COMMIT_IDENTIFIER,
+            messages,
+            commit_user,
+            static_partition,
+        )
+        .await
+    }
+
+    /// [`Self::overwrite_messages`] with commit identifier `identifier`, exactly once as
+    /// [`Self::commit_messages_with_identifier`]: nothing is committed (no snapshot returned)
+    /// when the user's latest snapshot already has an identifier ≥ `identifier`, so a retried
+    /// overwrite is not applied twice (Java's batch committer filters at end of input).
+    pub async fn overwrite_messages_with_identifier(
+        &self,
+        identifier: i64,
+        messages: &[CommitMessage],
+        commit_user: &str,
+        static_partition: Option<&HashMap<String, String>>,
+    ) -> Result<Vec<Snapshot>> {
+        if self
+            .filter_committed(commit_user, &[identifier])
+            .await?
+            .is_empty()
+        {
+            return Ok(vec![]);
+        }
+        self.overwrite_as(identifier, messages, commit_user, static_partition)
+            .await
+    }
+
+    async fn overwrite_as(
+        &self,
+        identifier: i64,
+        messages: &[CommitMessage],
+        commit_user: &str,
+        static_partition: Option<&HashMap<String, String>>,
+    ) -> Result<Vec<Snapshot>> {
         let mut changes = EntryChanges::collect(messages);
         let options = self.table.options();
         let with_compact = !changes.compact.is_empty() || !changes.compact_index.is_empty();
@@ -318,10 +357,10 @@ impl TableCommit {
                 ..changes
             };
             return self
-                .commit_entry_changes(compact_only, commit_user, BATCH_COMMIT_IDENTIFIER, None)
+                .commit_entry_changes(compact_only, commit_user, identifier, None)
                 .await;
         };
-        self.commit_entry_changes(changes, commit_user, BATCH_COMMIT_IDENTIFIER, Some(scope))
+        self.commit_entry_changes(changes, commit_user, identifier, Some(scope))
             .await
     }
 

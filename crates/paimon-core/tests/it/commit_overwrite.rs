@@ -392,6 +392,49 @@ async fn a_retried_commit_is_applied_once() {
     assert_eq!(last.total_record_count, Some(total + 3 * rows));
 }
 
+/// An overwrite with an identifier is applied once per user and identifier (a retried
+/// `INSERT OVERWRITE` task): the second call commits nothing; without an identifier it commits
+/// with the batch identifier, unchecked, as before.
+#[tokio::test]
+async fn a_retried_overwrite_is_applied_once() {
+    let Some(path) = fixture_copy("exactly_once_overwrite", "append_unaware") else {
+        return;
+    };
+    let table = open(&path).await;
+    let live = splits(&table, None).await;
+    let before = table
+        .snapshot_manager()
+        .latest_snapshot()
+        .await
+        .unwrap()
+        .unwrap();
+    let c = table.new_commit();
+    let s = c
+        .overwrite_messages_with_identifier(7, &copies(&live), "job-o", None)
+        .await
+        .unwrap();
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].commit_kind, CommitKind::Overwrite);
+    assert_eq!(
+        (s[0].commit_user.as_str(), s[0].commit_identifier),
+        ("job-o", 7)
+    );
+    assert_eq!(s[0].id, before.id + 1);
+    assert_eq!(s[0].total_record_count, before.total_record_count);
+    let again = c
+        .overwrite_messages_with_identifier(7, &copies(&live), "job-o", None)
+        .await
+        .unwrap();
+    assert!(again.is_empty(), "{again:?}");
+    let unchecked = c
+        .overwrite_messages(&copies(&live), "job-o", None)
+        .await
+        .unwrap();
+    assert_eq!(unchecked.len(), 1);
+    assert_eq!(unchecked[0].commit_identifier, i64::MAX);
+    assert_eq!(unchecked[0].id, before.id + 2);
+}
+
 #[tokio::test]
 async fn first_snapshot_fields_and_hints_are_javas() {
     let Some(path) = fixture_copy("fresh", "append_unaware") else {
