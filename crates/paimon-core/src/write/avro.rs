@@ -3,7 +3,10 @@
 //! from `file.compression` (zstd → `zstandard`), DECIMAL as big-endian two's-complement bytes
 //! with the `decimal` logical type, TIMESTAMP(p ≤ 3 / ≤ 6) as `timestamp-millis/micros` and
 //! TIMESTAMP WITH LOCAL TIME ZONE as `local-timestamp-*` (Java's inverted logical types), MAP
-//! with STRING keys as an Avro map and other maps as arrays of `{key, value}` records.
+//! with STRING keys as an Avro map and other maps as arrays of `{key, value}` records, MULTISET<T>
+//! as MAP<T, INT> (nullable counts). TIMESTAMP(7-9), TIME(p > 3), VARIANT and VECTOR are refused,
+//! as Java's converter refuses them. An Avro map's entries are written in hash order
+//! (`apache_avro::types::Value::Map` is a `HashMap`), not in the order of the Arrow map.
 //!
 //! The batches of a file are kept (Arrow buffers are shared, not copied) and encoded when the
 //! file closes; the rolling size is their Arrow memory size, so Avro files come out smaller than
@@ -36,7 +39,8 @@ pub(crate) fn avro_writable(t: &DataType) -> bool {
         K::Array(e) => avro_writable(e),
         K::Map(k, v) => avro_writable(k) && avro_writable(v),
         K::Row(fs) => fs.iter().all(|f| avro_writable(&f.data_type)),
-        K::Multiset(_) | K::Vector(..) | K::Variant => false,
+        K::Multiset(e) => avro_writable(e),
+        K::Vector(..) | K::Variant => false,
         _ => true,
     }
 }
@@ -67,7 +71,21 @@ fn atomic_schema(t: &DataType) -> Json {
     }
 }
 
+/// MULTISET<T> as Java's `AvroSchemaConverter` writes it: MAP<T, INT> (nullable counts).
+fn multiset_as_map(t: &DataType) -> Option<DataType> {
+    match &t.kind {
+        TypeKind::Multiset(e) => Some(DataType {
+            kind: TypeKind::Map(e.clone(), Box::new(DataType::nullable(TypeKind::Int))),
+            ..t.clone()
+        }),
+        _ => None,
+    }
+}
+
 fn type_schema(t: &DataType, name: &str) -> Json {
+    if let Some(map) = multiset_as_map(t) {
+        return type_schema(&map, name);
+    }
     let inner = match &t.kind {
         TypeKind::Array(e) => {
             json!({"type": "array", "items": type_schema(e, &format!("{name}_element"))})
@@ -135,6 +153,9 @@ fn codec(options: &TableOptions) -> Result<Codec> {
 
 /// One cell of Paimon type `t` as an Avro value (a union branch when `t` is nullable).
 fn cell(array: &dyn Array, row: usize, t: &DataType) -> Result<Value> {
+    if let Some(map) = multiset_as_map(t) {
+        return cell(array, row, &map);
+    }
     if array.is_null(row) {
         return Ok(Value::Union(0, Box::new(Value::Null)));
     }
