@@ -5,14 +5,13 @@
 //! TIMESTAMP WITH LOCAL TIME ZONE as `local-timestamp-*` (Java's inverted logical types), MAP
 //! with STRING keys as an Avro map and other maps as arrays of `{key, value}` records, MULTISET<T>
 //! as MAP<T, INT> (nullable counts). TIMESTAMP(7-9), TIME(p > 3), VARIANT and VECTOR are refused,
-//! as Java's converter refuses them. An Avro map's entries are written in hash order
-//! (`apache_avro::types::Value::Map` is a `HashMap`), not in the order of the Arrow map.
+//! as Java's converter refuses them. Map entries keep their order: records are encoded with
+//! STRING-keyed maps as arrays of `{key, value}` records (the same bytes as an Avro map, whose
+//! apache-avro value is an unordered `HashMap`) under a header declaring Java's schema.
 //!
 //! The batches of a file are kept (Arrow buffers are shared, not copied) and encoded when the
 //! file closes; the rolling size is their Arrow memory size, so Avro files come out smaller than
 //! `target-file-size`. Values go through `apache_avro::types::Value`, one per cell.
-
-use std::collections::HashMap;
 
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema as AvroSchema, Writer};
@@ -82,23 +81,28 @@ fn multiset_as_map(t: &DataType) -> Option<DataType> {
     }
 }
 
-fn type_schema(t: &DataType, name: &str) -> Json {
+/// The Avro schema of `t`. With `entries`, a map with STRING keys is an array of `{key, value}`
+/// records (the encoding schema, see [`AvroWriter::finish`]); otherwise an Avro map, as Java
+/// declares it in the file.
+fn type_schema(t: &DataType, name: &str, entries: bool) -> Json {
     if let Some(map) = multiset_as_map(t) {
-        return type_schema(&map, name);
+        return type_schema(&map, name, entries);
     }
     let inner = match &t.kind {
         TypeKind::Array(e) => {
-            json!({"type": "array", "items": type_schema(e, &format!("{name}_element"))})
+            json!({"type": "array", "items": type_schema(e, &format!("{name}_element"), entries)})
         }
-        TypeKind::Map(k, v) if matches!(k.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) => {
-            json!({"type": "map", "values": type_schema(v, &format!("{name}_value"))})
+        TypeKind::Map(k, v)
+            if !entries && matches!(k.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) =>
+        {
+            json!({"type": "map", "values": type_schema(v, &format!("{name}_value"), entries)})
         }
         TypeKind::Map(k, v) => json!({"type": "array", "items": {
         "type": "record", "name": format!("{name}_entry"), "fields": [
-            {"name": "key", "type": type_schema(k, &format!("{name}_key"))},
-            {"name": "value", "type": type_schema(v, &format!("{name}_value"))},
+            {"name": "key", "type": type_schema(k, &format!("{name}_key"), entries)},
+            {"name": "value", "type": type_schema(v, &format!("{name}_value"), entries)},
         ]}}),
-        TypeKind::Row(fs) => record_schema(fs, name),
+        TypeKind::Row(fs) => record_schema(fs, name, entries),
         _ => atomic_schema(t),
     };
     match t.nullable {
@@ -107,11 +111,11 @@ fn type_schema(t: &DataType, name: &str) -> Json {
     }
 }
 
-fn record_schema(fields: &[DataField], name: &str) -> Json {
+fn record_schema(fields: &[DataField], name: &str, entries: bool) -> Json {
     let fs: Vec<Json> = fields
         .iter()
         .map(|f| {
-            let t = type_schema(&f.data_type, &format!("{name}_{}", f.name));
+            let t = type_schema(&f.data_type, &format!("{name}_{}", f.name), entries);
             match f.data_type.nullable {
                 true => json!({"name": f.name, "type": t, "default": null}),
                 false => json!({"name": f.name, "type": t}),
@@ -123,7 +127,23 @@ fn record_schema(fields: &[DataField], name: &str) -> Json {
 
 /// The Avro schema of a file of `fields`.
 pub(crate) fn avro_schema(fields: &[DataField]) -> Result<AvroSchema> {
-    Ok(AvroSchema::parse(&record_schema(fields, RECORD_NAME))?)
+    Ok(AvroSchema::parse(&record_schema(
+        fields,
+        RECORD_NAME,
+        false,
+    ))?)
+}
+
+/// The schema the records are encoded with: [`avro_schema`] with every STRING-keyed map as an
+/// array of `{key: string, value}` records. The two encode to the same bytes (an Avro map block
+/// is a count and then key, value pairs; an array block of such records too), but apache-avro's
+/// map value is a `HashMap`, which would lose the entries' order.
+fn encoding_schema(fields: &[DataField]) -> Result<AvroSchema> {
+    Ok(AvroSchema::parse(&record_schema(
+        fields,
+        RECORD_NAME,
+        true,
+    ))?)
 }
 
 fn codec(options: &TableOptions) -> Result<Codec> {
@@ -185,6 +205,7 @@ fn cell(array: &dyn Array, row: usize, t: &DataType) -> Result<Value> {
     })
 }
 
+/// A map's entries in order, as `{key, value}` records (see [`encoding_schema`]).
 fn map_cell(array: &dyn Array, row: usize, k: &DataType, v: &DataType) -> Result<Value> {
     let m = array.as_map();
     let (start, end) = (
@@ -192,14 +213,6 @@ fn map_cell(array: &dyn Array, row: usize, k: &DataType, v: &DataType) -> Result
         m.value_offsets()[row + 1] as usize,
     );
     let (keys, values) = (m.keys(), m.values());
-    if matches!(k.kind, TypeKind::Char(_) | TypeKind::VarChar(_)) {
-        let mut out = HashMap::with_capacity(end - start);
-        for i in start..end {
-            let key = keys.as_string::<i32>().value(i).to_string();
-            out.insert(key, cell(values.as_ref(), i, v)?);
-        }
-        return Ok(Value::Map(out));
-    }
     let entries = (start..end)
         .map(|i| {
             Ok(Value::Record(vec![
@@ -271,10 +284,21 @@ impl AvroWriter {
         self.size
     }
 
-    /// Encodes the file and returns its bytes.
+    /// Encodes the file and returns its bytes: the header declares [`avro_schema`] (Java's), the
+    /// blocks are encoded with [`encoding_schema`] (the same bytes, map entries in order).
     pub(crate) fn finish(self) -> Result<Vec<u8>> {
-        let schema = avro_schema(&self.fields)?;
-        let mut writer = Writer::with_codec(&schema, Vec::new(), self.codec);
+        let marker = *uuid::Uuid::new_v4().as_bytes();
+        let declared = avro_schema(&self.fields)?;
+        let mut header = Writer::builder()
+            .schema(&declared)
+            .writer(Vec::new())
+            .codec(self.codec)
+            .marker(marker)
+            .build();
+        header.flush()?;
+        let schema = encoding_schema(&self.fields)?;
+        let mut writer =
+            Writer::append_to_with_codec(&schema, header.into_inner()?, self.codec, marker);
         for batch in &self.batches {
             for row in 0..batch.num_rows() {
                 let mut record = Vec::with_capacity(self.fields.len());
@@ -285,5 +309,117 @@ impl AvroWriter {
             }
         }
         Ok(writer.into_inner()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use apache_avro::Reader;
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::{Int32Array, RecordBatch};
+    use arrow_schema::{Field, Schema};
+
+    use super::*;
+
+    fn fields() -> Vec<DataField> {
+        let key = DataType::not_null(TypeKind::VarChar(u32::MAX >> 1));
+        let map = TypeKind::Map(Box::new(key), Box::new(DataType::nullable(TypeKind::Int)));
+        vec![
+            DataField::new(0, "id", DataType::not_null(TypeKind::Int)),
+            DataField::new(1, "m", DataType::nullable(map)),
+        ]
+    }
+
+    /// Rows 0..n: map `{"k<n-1>": n-1, ..., "k0": 0}` (descending keys), row 1 null.
+    fn file(n: i32) -> Vec<u8> {
+        let mut b = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+        for row in 0..n {
+            if row == 1 {
+                b.append(false).unwrap();
+                continue;
+            }
+            for k in (0..row).rev() {
+                b.keys().append_value(format!("k{k}"));
+                b.values().append_value(k);
+            }
+            b.append(true).unwrap();
+        }
+        let m = b.finish();
+        let schema = Schema::new(vec![
+            Field::new("id", arrow_schema::DataType::Int32, false),
+            Field::new("m", m.data_type().clone(), true),
+        ]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![Arc::new(Int32Array::from_iter_values(0..n)), Arc::new(m)],
+        )
+        .unwrap();
+        // Uncompressed, so that the test can re-head the blocks (zstd is the default).
+        let none = HashMap::from([("file.compression".to_string(), "none".to_string())]);
+        let options = TableOptions::from_map(&none).unwrap();
+        let mut w = AvroWriter::new(fields(), &options).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn string_keyed_maps_are_declared_as_maps_and_written_in_order() {
+        let bytes = file(6);
+        // The file declares Java's schema (an Avro map) and reads as such.
+        let reader = Reader::new(&bytes[..]).unwrap();
+        assert_eq!(reader.writer_schema(), &avro_schema(&fields()).unwrap());
+        let rows: Vec<Value> = reader.map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 6);
+        // The same blocks under a header declaring the entries schema: the entries in order.
+        let marker: [u8; 16] = bytes[bytes.len() - 16..].try_into().unwrap();
+        let body = bytes.windows(16).position(|w| w == marker).unwrap() + 16;
+        let entries = encoding_schema(&fields()).unwrap();
+        let mut header = Writer::builder()
+            .schema(&entries)
+            .writer(Vec::new())
+            .marker(marker)
+            .build();
+        header.flush().unwrap();
+        let mut swapped = header.into_inner().unwrap();
+        swapped.extend_from_slice(&bytes[body..]);
+        let rows: Vec<Value> = Reader::new(&swapped[..])
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        let Value::Record(fields) = &rows[5] else {
+            panic!("{:?}", rows[5])
+        };
+        let Value::Union(1, m) = &fields[1].1 else {
+            panic!("{fields:?}")
+        };
+        let Value::Array(entries) = m.as_ref() else {
+            panic!("{m:?}")
+        };
+        let keys: Vec<&Value> = entries
+            .iter()
+            .map(|e| match e {
+                Value::Record(kv) => &kv[0].1,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let want: Vec<Value> = (0..5)
+            .rev()
+            .map(|k| Value::String(format!("k{k}")))
+            .collect();
+        assert_eq!(keys, want.iter().collect::<Vec<_>>());
+        assert_eq!(
+            fields_of_null_row(&rows[1]),
+            Value::Union(0, Box::new(Value::Null))
+        );
+    }
+
+    fn fields_of_null_row(row: &Value) -> Value {
+        match row {
+            Value::Record(f) => f[1].1.clone(),
+            other => panic!("{other:?}"),
+        }
     }
 }

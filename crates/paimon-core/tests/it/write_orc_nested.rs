@@ -239,8 +239,8 @@ async fn multiset_round_trip(name: &str, format: &str) -> (Table, RecordBatch) {
     let files = write_commit(&t, std::slice::from_ref(&b)).await;
     let suffix = format!(".{format}");
     assert!(files.iter().all(|f| f.file_name.ends_with(&suffix)));
-    // A multiset is a bag: its entries compare in any order (Avro writes a string-keyed one as
-    // an Avro map, which apache-avro encodes in hash order).
+    // A multiset is a bag: its entries compare in any order (our Avro reader returns an Avro
+    // map's entries in apache-avro's hash order; the writer keeps them in order).
     let bags = |rows: Vec<String>| -> Vec<String> {
         rows.iter()
             .map(|r| {
