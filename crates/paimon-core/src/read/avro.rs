@@ -12,8 +12,9 @@
 //! - Nullable values are `["null", T]` unions; 0.9 files wrap records in such unions too.
 //! - Timestamps: the numbers of `timestamp-*` and `local-timestamp-*` are epoch values used as
 //!   they are (Paimon inverts the logical types); only the unit is converted.
-//! - DECIMAL is big-endian two's-complement bytes; MAP with STRING keys is an Avro map (its entry
-//!   order is not preserved by `apache_avro`), other keys an array of `{key, value}` records.
+//! - DECIMAL is big-endian two's-complement bytes; MAP with STRING keys is an Avro map, read in
+//!   file order through a header declaring it as an array of `{key, value}` records (the same
+//!   bytes; [`super::avro_header`]), other keys an array of such records.
 
 use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -466,7 +467,8 @@ impl Decode {
     }
 
     fn run(&mut self, src: RangeRead) -> Result<()> {
-        let reader = apache_avro::Reader::new(src)?;
+        // Maps in file order (see `avro_header`): the header declares them as entry arrays.
+        let reader = apache_avro::Reader::new(super::avro_header::ordered_maps(src)?)?;
         let names = record_field_names(reader.writer_schema())?;
         let physical: Vec<&str> = names.iter().map(String::as_str).collect();
         let mapping = ReadMapping::new(&self.read.read_fields, &self.read.file_fields, &physical)?;

@@ -9,6 +9,7 @@
 //! row position) are filled by [`metadata_columns`]; [`metrics`] counts skipped work.
 
 pub(crate) mod avro;
+pub(crate) mod avro_header;
 pub(crate) mod dictionary_skip;
 pub(crate) mod evolution;
 pub(crate) mod file_index;
