@@ -233,11 +233,7 @@ impl TableCommit {
         messages: &[CommitMessage],
         commit_user: &str,
     ) -> Result<Vec<Snapshot>> {
-        if self
-            .filter_committed(commit_user, &[identifier])
-            .await?
-            .is_empty()
-        {
+        if self.already_committed(commit_user, identifier).await? {
             return Ok(vec![]);
         }
         let changes = EntryChanges::collect(messages);
@@ -307,15 +303,20 @@ impl TableCommit {
         commit_user: &str,
         static_partition: Option<&HashMap<String, String>>,
     ) -> Result<Vec<Snapshot>> {
-        if self
-            .filter_committed(commit_user, &[identifier])
-            .await?
-            .is_empty()
-        {
+        if self.already_committed(commit_user, identifier).await? {
             return Ok(vec![]);
         }
         self.overwrite_as(identifier, messages, commit_user, static_partition)
             .await
+    }
+
+    /// Whether `commit_user`'s latest snapshot already has an identifier ≥ `identifier` (Java
+    /// `filterCommitted` for one identifier).
+    async fn already_committed(&self, commit_user: &str, identifier: i64) -> Result<bool> {
+        Ok(self
+            .filter_committed(commit_user, &[identifier])
+            .await?
+            .is_empty())
     }
 
     async fn overwrite_as(
