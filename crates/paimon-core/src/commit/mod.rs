@@ -9,7 +9,7 @@ mod changes;
 mod conflict;
 mod conflict_dv;
 mod index_build;
-mod index_merge;
+pub(crate) mod index_merge;
 pub(crate) mod manifest_meta;
 mod merge;
 mod message;

@@ -15,8 +15,7 @@ use crate::scan::DataSplit;
 use crate::spec::manifest::IndexManifestEntry;
 use crate::Result;
 
-/// `DELETION_VECTORS` index type.
-const DELETION_VECTORS: &str = "DELETION_VECTORS";
+use crate::commit::index_merge::DELETION_VECTORS;
 
 /// The index state compaction starts from and the payload builders of the table.
 pub(super) struct IndexChanges {
@@ -104,7 +103,7 @@ impl IndexChanges {
             }
         }
         if survivors {
-            let entry = super::lookup::update_vectors(table, split, &m.compact_before, vec![]);
+            let entry = super::vectors::update_vectors(table, split, &m.compact_before, vec![]);
             m.new_index_files.extend(entry.await?);
         }
         Ok(())

@@ -39,6 +39,7 @@ mod pk;
 mod postpone;
 mod rewrite;
 pub(crate) mod universal;
+mod vectors;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
