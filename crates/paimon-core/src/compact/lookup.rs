@@ -514,18 +514,18 @@ async fn rewrite(
     let mut chosen: Vec<(usize, Option<Vec<RowRange>>)> =
         pick.inputs.iter().map(|&i| (i, None)).collect();
     if let Some(marks) = high {
+        let mut by_file: std::collections::HashMap<&str, Vec<u64>> = Default::default();
+        for (name, pos) in marks {
+            by_file.entry(name.as_str()).or_default().push(*pos);
+        }
         for &i in pick.remaining.values().flatten() {
-            let Some(file) = split.files.get(i) else {
-                continue;
-            };
-            let mut rows: Vec<u64> = marks
-                .iter()
-                .filter(|(name, _)| *name == file.file_name)
-                .map(|(_, pos)| *pos)
-                .collect();
-            if !rows.is_empty() {
+            let rows = split
+                .files
+                .get(i)
+                .and_then(|f| by_file.get_mut(f.file_name.as_str()));
+            if let Some(rows) = rows {
                 rows.sort_unstable();
-                chosen.push((i, Some(row_runs(&rows))));
+                chosen.push((i, Some(row_runs(rows))));
             }
         }
     }

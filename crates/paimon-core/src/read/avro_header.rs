@@ -11,6 +11,7 @@ use std::io::{Cursor, Read};
 
 use serde_json::{json, Value as Json};
 
+use crate::spec::manifest::RowEncoder;
 use crate::{Error, Result};
 
 const MAGIC: &[u8; 4] = b"Obj\x01";
@@ -52,19 +53,18 @@ pub(crate) fn ordered_maps<R: Read>(mut src: R) -> Result<std::io::Chain<Cursor<
                 .map_err(|e| Error::internal(format!("cannot write an Avro schema: {e}")))?;
         }
     }
-    let mut header = MAGIC.to_vec();
+    let mut header = RowEncoder::default();
+    header.buf.extend_from_slice(MAGIC);
     if !items.is_empty() {
-        write_long(&mut header, items.len() as i64);
+        header.long(items.len() as i64);
         for (key, value) in &items {
-            write_long(&mut header, key.len() as i64);
-            header.extend_from_slice(key);
-            write_long(&mut header, value.len() as i64);
-            header.extend_from_slice(value);
+            header.bytes(key);
+            header.bytes(value);
         }
     }
-    write_long(&mut header, 0);
-    header.extend_from_slice(&marker);
-    Ok(Cursor::new(header).chain(src))
+    header.long(0);
+    header.buf.extend_from_slice(&marker);
+    Ok(Cursor::new(header.buf).chain(src))
 }
 
 /// `schema` with every `{"type": "map", "values": V}` replaced by an array of
@@ -127,15 +127,6 @@ fn read_bytes<R: Read>(src: &mut R) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn write_long(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push((z as u8) | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,9 +156,9 @@ mod tests {
     #[test]
     fn longs_round_trip() {
         for v in [0i64, 1, -1, 63, -64, 64, 300, -300, i64::MAX, i64::MIN] {
-            let mut buf = Vec::new();
-            write_long(&mut buf, v);
-            assert_eq!(read_long(&mut &buf[..]).unwrap(), v, "{v}");
+            let mut e = RowEncoder::default();
+            e.long(v);
+            assert_eq!(read_long(&mut &e.buf[..]).unwrap(), v, "{v}");
         }
     }
 

@@ -65,7 +65,8 @@ impl RowEncoder {
         }
         self.buf.push(z as u8);
     }
-    fn bytes(&mut self, b: &[u8]) {
+    /// Length-prefixed `bytes` (also `string`).
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         self.long(b.len() as i64);
         self.buf.extend_from_slice(b);
     }

@@ -25,6 +25,7 @@ mod tests;
 mod tests_direct;
 
 pub use avro_direct::{EntryHead, HeadFilter};
+pub(crate) use avro_writer::RowEncoder;
 pub use avro_writer::{
     encode_index_manifest, encode_manifest, encode_manifest_list, INDEX_MANIFEST_SCHEMA,
     MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA,
