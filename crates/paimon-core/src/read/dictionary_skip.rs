@@ -43,8 +43,8 @@ struct ChunkPages {
     pages: Vec<Range<u64>>,
 }
 
-/// Fetches, in one request, the pages of the leaf columns `leaves` that `ranges` (file-global
-/// rows) touch in `row_groups` (each with its file-global rows), keeping them in `reader` for
+/// Fetches, in one request, the pages of the leaf columns `leaves` with a dictionary that
+/// `ranges` (file-global rows) touch in `row_groups` (each with its file-global rows), keeping them in `reader` for
 /// the decode; returns metadata without the dictionary pages no touched page needs, or `None`
 /// when every dictionary is needed (or the file has no offset index).
 pub(crate) async fn without_unused_dictionaries(
@@ -53,18 +53,19 @@ pub(crate) async fn without_unused_dictionaries(
     row_groups: &[(usize, RowRange)],
     ranges: &[RowRange],
     leaves: &[usize],
-) -> crate::Result<Option<ArrowReaderMetadata>> {
+) -> Option<ArrowReaderMetadata> {
     let md = meta.metadata();
-    let chunks = touched_pages(md, row_groups, ranges, leaves);
-    if chunks.iter().all(|c| has_dictionary(md, c).is_none()) {
-        return Ok(None);
+    let chunks: Vec<ChunkPages> = touched_pages(md, row_groups, ranges, leaves)
+        .into_iter()
+        .filter(|c| has_dictionary(md, c).is_some())
+        .collect();
+    if chunks.is_empty() {
+        return None;
     }
     let wanted: Vec<Range<u64>> = chunks.iter().flat_map(|c| c.pages.clone()).collect();
     let mut kept = reader.clone().keep_fetched();
-    let Ok(fetched) = kept.get_byte_ranges(wanted).await else {
-        // The decode fetches (and reports) again.
-        return Ok(None);
-    };
+    // A failed fetch is fetched (and reported) again by the decode.
+    let fetched = kept.get_byte_ranges(wanted).await.ok()?;
     let mut fetched = fetched.into_iter();
     let mut strip: Vec<(usize, usize)> = Vec::new();
     for c in &chunks {
@@ -73,15 +74,15 @@ pub(crate) async fn without_unused_dictionaries(
             && headers
                 .iter()
                 .all(|h| data_page_encoding(h).is_some_and(|e| !needs_dictionary(e)));
-        if plain && has_dictionary(md, c).is_some() {
+        if plain {
             strip.push((c.row_group, c.column));
         }
     }
     if strip.is_empty() {
-        return Ok(None);
+        return None;
     }
-    Ok(stripped(md, &strip)
-        .and_then(|md| ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new()).ok()))
+    let md = stripped(md, &strip)?;
+    ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new()).ok()
 }
 
 /// Every touched page of every leaf column chunk in `row_groups`, by the offset index.

@@ -109,8 +109,7 @@ async fn decode_keys(
     let meta = match pass.ranges {
         Some(r) => {
             let leaves = leaf_columns(pass.meta.metadata(), mapping.roots());
-            let lean = without_unused_dictionaries(pass.meta, pass.reader, pass.groups, r, &leaves);
-            lean.await.ok().flatten()
+            without_unused_dictionaries(pass.meta, pass.reader, pass.groups, r, &leaves).await
         }
         None => None,
     };

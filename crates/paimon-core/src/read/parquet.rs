@@ -308,7 +308,7 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         Some(r) => {
             let leaves = leaf_columns(&md, &roots);
             dictionary_skip::without_unused_dictionaries(&meta, &reader, &groups, r, &leaves)
-                .await?
+                .await
                 .unwrap_or(meta)
         }
         None => meta,
