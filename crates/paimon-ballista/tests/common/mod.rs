@@ -229,6 +229,19 @@ pub async fn register(ctx: &SessionContext, warehouse: &Path) {
 }
 
 /// A local DataFusion session over `warehouse` and the Java fixtures (no Ballista).
+/// The number of splits a plain scan of `table` plans (what the executors' metrics count).
+pub async fn planned_splits(table: &Table) -> usize {
+    table
+        .scan()
+        .build()
+        .unwrap()
+        .plan()
+        .await
+        .unwrap()
+        .splits
+        .len()
+}
+
 pub async fn local_ctx(warehouse: &Path) -> SessionContext {
     let config = paimon_datafusion::session_config().with_target_partitions(8);
     let ctx = SessionContext::new_with_config(config);

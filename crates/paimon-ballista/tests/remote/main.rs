@@ -47,15 +47,7 @@ async fn separate_processes_equal_local() {
 
     // One query first: the splits the executors report in the job's metrics are the planned
     // splits, each read once, and both executors read some.
-    let planned = table
-        .scan()
-        .build()
-        .unwrap()
-        .plan()
-        .await
-        .unwrap()
-        .splits
-        .len();
+    let planned = common::planned_splits(&table).await;
     assert!(planned >= 8, "{planned} splits");
     let q = "SELECT count(*), sum(v) FROM paimon.dist.orders";
     let (batches, job) = collect_with_job(&ctx, q).await;

@@ -22,15 +22,7 @@ async fn retried_scan_task_keeps_rows_exact() {
     let cluster = Cluster::start(dir.path(), 2, &[(FAIL_SCAN_ONCE, marker.to_str().unwrap())]);
     let ctx = cluster.context(8, &warehouse).await;
     let local = common::local_ctx(&warehouse).await;
-    let planned = table
-        .scan()
-        .build()
-        .unwrap()
-        .plan()
-        .await
-        .unwrap()
-        .splits
-        .len();
+    let planned = common::planned_splits(&table).await;
 
     let q = "SELECT * FROM paimon.dist.orders";
     let (batches, job) = collect_with_job(&ctx, q).await;
