@@ -35,10 +35,7 @@ pub struct ScanRequest {
 /// Rows per batch when neither the table nor the scan sets `read.batch-size`: DataFusion's
 /// default. Java's 1024 costs a Python consumer ~10 µs per batch (one C-stream import or one
 /// `__next__`), ~15% of a `to_arrow()` of a 3M-row table; 8192 keeps it under 2%.
-pub const DEFAULT_PYTHON_BATCH_ROWS: NonZeroUsize = match NonZeroUsize::new(8192) {
-    Some(n) => n,
-    None => unreachable!(),
-};
+pub const DEFAULT_PYTHON_BATCH_ROWS: NonZeroUsize = NonZeroUsize::MIN.saturating_add(8191);
 
 impl ScanRequest {
     /// The paimon-core scan builder of this request over `table` (no I/O).

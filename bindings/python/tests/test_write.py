@@ -111,3 +111,17 @@ def test_write_errors(written):
     with pytest.raises(ValueError):
         t.write(_batch([1], "x"), partition={"dt": "x"})
     assert t.snapshots() == []
+
+
+def test_batches_hold_8192_rows_unless_read_batch_size_is_set(written):
+    _, cat = written
+    t = cat.create_table("written.batches", SCHEMA)
+    t.write(_batch(range(20_000), "2024-01-01"))
+    sizes = [b.num_rows for b in t.scan().to_reader()]
+    assert sum(sizes) == 20_000 and max(sizes) == 8192, sizes
+    sizes = [b.num_rows for b in t.scan(options={"read.batch-size": "1000"}).to_reader()]
+    assert sum(sizes) == 20_000 and max(sizes) == 1000, sizes
+    cat.create_table("written.batches_opt", SCHEMA, options={"read.batch-size": "3000"})
+    t3 = cat.get_table("written.batches_opt")
+    t3.write(_batch(range(20_000), "2024-01-01"))
+    assert max(b.num_rows for b in t3.scan().to_reader()) == 3000
