@@ -9,7 +9,8 @@
 //! the decompression of a lookup on such files.
 //!
 //! For a selection of a few rows this module reads the header of every data page the selection
-//! touches (the pages are fetched here, in one request, and kept for the decode that follows)
+//! touches in a chunk that has a dictionary (the pages are fetched here, in one request, and kept
+//! for the decode that follows)
 //! and, for each column chunk whose touched pages are all data pages in a non-dictionary
 //! encoding, removes the chunk's dictionary page from a copy of the metadata. arrow-rs then
 //! neither fetches nor decodes it. The page's own header is what arrow-rs dispatches on, so a
