@@ -25,17 +25,10 @@ use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::arrow::async_reader::AsyncFileReader;
 use parquet::file::metadata::ParquetMetaData;
 
+use super::page_header::{PageHeader, PLAIN_DICTIONARY, RLE_DICTIONARY};
 use super::parquet::FileIoParquetReader;
 use super::selection::intersect;
-use crate::spec::bytes::ByteReader;
 use crate::spec::row_range::RowRange;
-
-/// Parquet `PageType` values (`parquet.thrift`).
-const DATA_PAGE: i32 = 0;
-const DATA_PAGE_V2: i32 = 3;
-/// Parquet `Encoding` values that need the chunk's dictionary.
-const PLAIN_DICTIONARY: i32 = 2;
-const RLE_DICTIONARY: i32 = 8;
 
 /// The pages of one column chunk a selection touches.
 struct ChunkPages {
@@ -164,81 +157,16 @@ fn stripped(md: &ParquetMetaData, strip: &[(usize, usize)]) -> Option<ParquetMet
     Some(builder.set_row_groups(groups).build())
 }
 
-fn needs_dictionary(encoding: i32) -> bool {
-    encoding == PLAIN_DICTIONARY || encoding == RLE_DICTIONARY
-}
-
 /// The encoding of the data page whose bytes (header first) are `page`: `None` when it is not
 /// a data page or its header cannot be read.
-///
-/// Thrift compact protocol: `PageHeader` { 1: type, 2: uncompressed size, 3: compressed size,
-/// 4: crc (i32s), 5: `DataPageHeader` { 1: num_values, 2: encoding }, 8: `DataPageHeaderV2`
-/// { 1: num_values, 2: num_nulls, 3: num_rows, 4: encoding } }.
 fn data_page_encoding(page: &[u8]) -> Option<i32> {
-    let mut r = Compact(ByteReader::new(page, "parquet page header"));
-    let mut page_type = None;
-    let mut last = 0i16;
-    loop {
-        let (id, kind) = r.field_header(&mut last)?;
-        match (id, kind) {
-            (1, I32) => page_type = Some(r.i32()?),
-            (2..=4, I32) => {
-                r.i32()?;
-            }
-            (5, STRUCT) if page_type == Some(DATA_PAGE) => return r.struct_i32_field(2),
-            (8, STRUCT) if page_type == Some(DATA_PAGE_V2) => return r.struct_i32_field(4),
-            _ => return None,
-        }
-    }
+    PageHeader::parse(page)
+        .filter(PageHeader::is_data_page)
+        .map(|h| h.encoding)
 }
 
-/// Compact-protocol field types used here.
-const I32: u8 = 5;
-const STRUCT: u8 = 12;
-
-/// A reader of the few compact-protocol values a page header starts with.
-struct Compact<'a>(ByteReader<'a>);
-
-impl Compact<'_> {
-    fn byte(&mut self) -> Option<u8> {
-        self.0.u8().ok()
-    }
-
-    /// A zigzag varint i32.
-    fn i32(&mut self) -> Option<i32> {
-        let v = u32::try_from(self.0.varint_u64().ok()?).ok()?;
-        Some((v >> 1) as i32 ^ -((v & 1) as i32))
-    }
-
-    /// The next field's (id, type); `None` at the struct's end or on a malformed header.
-    fn field_header(&mut self, last: &mut i16) -> Option<(i16, u8)> {
-        let b = self.byte()?;
-        if b == 0 {
-            return None;
-        }
-        let delta = i16::from(b >> 4);
-        let id = match delta {
-            0 => i16::try_from(self.i32()?).ok()?,
-            d => last.checked_add(d)?,
-        };
-        *last = id;
-        Some((id, b & 0x0f))
-    }
-
-    /// Field `wanted` of the struct starting here, when every field before it is an i32.
-    fn struct_i32_field(&mut self, wanted: i16) -> Option<i32> {
-        let mut last = 0i16;
-        loop {
-            let (id, kind) = self.field_header(&mut last)?;
-            if kind != I32 || id > wanted {
-                return None;
-            }
-            let v = self.i32()?;
-            if id == wanted {
-                return Some(v);
-            }
-        }
-    }
+fn needs_dictionary(encoding: i32) -> bool {
+    encoding == PLAIN_DICTIONARY || encoding == RLE_DICTIONARY
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ use super::key_lookup::{self, KeyPass};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
 use super::parallel_columns;
+use super::point_pages;
 use super::row_group_pruning::{predicate_columns, PredicateColumns};
 use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
@@ -301,9 +302,26 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             .project(&batch)
             .map_err(|e| e.with_context("file", loc.clone()))
     };
-    // A selection of at most one batch: dictionary pages it does not need are left unread,
-    // and its pages are decompressed on every core.
+    // A selection of at most one batch: its values are taken from page prefixes
+    // (`point_pages`); failing that, dictionary pages it does not need are left unread, and
+    // its pages are decompressed on every core.
     let tiny_read = ranges.as_ref().filter(|_| tiny && row_filter.is_none());
+    if let Some(r) = tiny_read {
+        let point = point_pages::PointRead {
+            reader: &reader,
+            meta: &meta,
+            groups: &groups,
+            ranges: r,
+            roots: &roots,
+            batch_size: read.batch_size.max(1),
+        };
+        if let Some(batches) = point_pages::decode(point).await {
+            let batches = futures::stream::iter(batches.into_iter().map(Ok))
+                .map(project)
+                .boxed();
+            return Ok(OpenedFile { batches, positions });
+        }
+    }
     let meta = match tiny_read {
         Some(r) => {
             let leaves = leaf_columns(&md, &roots);

@@ -137,16 +137,17 @@ fn unreadable_headers_have_no_encoding() {
     assert_eq!(data_page_encoding(&[0x15]), None);
     assert_eq!(data_page_encoding(&[]), None);
     assert_eq!(data_page_encoding(&[0x1c, 0x00]), None);
-    // type DATA_PAGE, then DataPageHeader { num_values: 1, encoding: PLAIN } .
+    // type DATA_PAGE, sizes 1, then DataPageHeader { num_values: 1, encoding: PLAIN }.
     assert_eq!(
-        data_page_encoding(&[0x15, 0x00, 0x15, 0x02, 0x15, 0x02, 0x2c, 0x15, 0x02, 0x15, 0x00]),
+        data_page_encoding(&[
+            0x15, 0x00, 0x15, 0x02, 0x15, 0x02, 0x2c, 0x15, 0x02, 0x15, 0x00, 0x00, 0x00
+        ]),
         Some(0)
     );
-    // The same with encoding RLE_DICTIONARY (zigzag 16).
-    assert_eq!(
-        data_page_encoding(&[0x15, 0x00, 0x4c, 0x15, 0x02, 0x15, 0x10]),
-        Some(RLE_DICTIONARY)
-    );
+    // The same with encoding RLE_DICTIONARY (zigzag 16); cut before its end: unreadable.
+    let rle = [0x15, 0x00, 0x4c, 0x15, 0x02, 0x15, 0x10, 0x00, 0x00];
+    assert_eq!(data_page_encoding(&rle), Some(RLE_DICTIONARY));
+    assert_eq!(data_page_encoding(&rle[..7]), None);
 }
 
 #[tokio::test]

@@ -1,0 +1,358 @@
+//! Point reads from page prefixes: the few rows of a tiny selection (a key lookup's match)
+//! decoded without decompressing whole pages.
+//!
+//! arrow-rs decompresses a data page whole before decoding any of its values, so a lookup of one
+//! row pays for every page it touches in full: ~1 MiB of zstd per column in files written with
+//! the usual 1 MiB pages, most of a point lookup's time. Here, for flat columns, each touched
+//! page's header is read ([`super::page_header`]), its data decompressed only up to the last
+//! wanted row ([`prefix::PagePrefix`]: half a page on average), and the wanted values copied out
+//! ([`extract`]); the values of each column then form one small uncompressed PLAIN page that
+//! arrow-rs decodes as usual, so types, logical-type conversions and the schema are exactly
+//! those of a normal read. Dictionary-encoded pages look their indices up in the chunk's
+//! dictionary page, decompressed as far as the largest index.
+//!
+//! Applies when every projected column is a flat leaf (no repetition, definition level at
+//! most 1), the file has an offset index, and every touched page is PLAIN or dictionary
+//! encoded with a codec read here (zstd, Snappy, LZ4 raw, none). Anything else, and any error
+//! (an unreadable header, data that does not decompress), is `None`: the caller reads the same
+//! rows with arrow-rs, which also reports what is wrong with the file.
+
+mod extract;
+mod prefix;
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ParquetRecordBatchReader, RowGroups as ArrowRowGroups,
+};
+use parquet::arrow::async_reader::AsyncFileReader;
+use parquet::arrow::{parquet_to_arrow_field_levels, ProjectionMask};
+use parquet::basic::{Compression, Encoding};
+use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
+
+use self::extract::{pick, plain_page, Dictionary, Leaf, Picked};
+use super::page_header::PageHeader;
+use super::parquet::{leaf_columns, FileIoParquetReader};
+use super::selection::intersect;
+use crate::spec::row_range::RowRange;
+
+/// A tiny selection of one file.
+pub(crate) struct PointRead<'a> {
+    /// A reader of the file.
+    pub(crate) reader: &'a FileIoParquetReader,
+    /// The file's metadata, with its offset index.
+    pub(crate) meta: &'a ArrowReaderMetadata,
+    /// The row groups to read, each with its file-global rows.
+    pub(crate) groups: &'a [(usize, RowRange)],
+    /// The selected rows (file-global, sorted, disjoint).
+    pub(crate) ranges: &'a [RowRange],
+    /// The projected top-level columns.
+    pub(crate) roots: &'a [usize],
+    /// Rows per batch of the result.
+    pub(crate) batch_size: usize,
+}
+
+/// One touched page of one leaf: its bytes' range and the wanted page-local rows.
+struct PageJob {
+    row_group: usize,
+    range: Range<u64>,
+    rows: Vec<usize>,
+}
+
+/// What one leaf column needs read.
+struct LeafJob {
+    column: usize,
+    leaf: Leaf,
+    pages: Vec<PageJob>,
+}
+
+/// The selected rows of the projected columns, as arrow-rs would decode them; `None` when this
+/// read does not apply (see the module documentation).
+pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
+    let md = read.meta.metadata();
+    let mut jobs = plan(md, &read)?;
+    let wanted: Vec<Range<u64>> = jobs
+        .iter()
+        .flat_map(|j| j.pages.iter().map(|p| p.range.clone()))
+        .collect();
+    let mut fetched = read
+        .reader
+        .clone()
+        .get_byte_ranges(wanted)
+        .await
+        .ok()?
+        .into_iter();
+    let mut pages: Vec<Vec<Bytes>> = Vec::with_capacity(jobs.len());
+    for j in &jobs {
+        pages.push(fetched.by_ref().take(j.pages.len()).collect());
+    }
+    let dictionaries = dictionaries(md, &read, &jobs, &pages).await?;
+    let mut tasks = Vec::with_capacity(jobs.len());
+    for (job, bytes) in jobs.drain(..).zip(pages) {
+        let codecs: HashMap<usize, Compression> = job
+            .pages
+            .iter()
+            .map(|p| {
+                (
+                    p.row_group,
+                    md.row_group(p.row_group).column(job.column).compression(),
+                )
+            })
+            .collect();
+        let dicts: HashMap<usize, Bytes> = dictionaries
+            .iter()
+            .filter(|((_, c), _)| *c == job.column)
+            .map(|((rg, _), b)| (*rg, b.clone()))
+            .collect();
+        tasks.push(tokio::spawn(async move {
+            let picked = pick_leaf(&job, bytes, &codecs, dicts)?;
+            Some((job.column, job.leaf, picked))
+        }));
+    }
+    let mut columns = Vec::with_capacity(tasks.len());
+    for t in futures::future::join_all(tasks).await {
+        columns.push(t.ok()??);
+    }
+    arrow_decode(read.meta, &read, columns)
+}
+
+/// The leaves and pages to read; `None` when a column is not flat or an index is missing.
+fn plan(md: &ParquetMetaData, read: &PointRead<'_>) -> Option<Vec<LeafJob>> {
+    let schema = md.file_metadata().schema_descr();
+    let offsets = md.offset_index()?;
+    let mut jobs = Vec::new();
+    for column in leaf_columns(md, read.roots) {
+        let c = schema.column(column);
+        if c.max_rep_level() != 0 || !schema.get_column_root(column).is_primitive() {
+            return None;
+        }
+        let leaf = Leaf::new(c.physical_type(), c.type_length(), c.max_def_level())?;
+        jobs.push(LeafJob {
+            column,
+            leaf,
+            pages: Vec::new(),
+        });
+    }
+    for (rg, rows) in read.groups {
+        let local: Vec<RowRange> = intersect(std::slice::from_ref(rows), read.ranges)
+            .into_iter()
+            .map(|r| r.start - rows.start..r.end - rows.start)
+            .collect();
+        for job in &mut jobs {
+            let locations = offsets.get(*rg)?.get(job.column)?.page_locations();
+            for (i, p) in locations.iter().enumerate() {
+                let first = u64::try_from(p.first_row_index).ok()?;
+                let end = match locations.get(i + 1) {
+                    Some(n) => u64::try_from(n.first_row_index).ok()?,
+                    None => rows.end - rows.start,
+                };
+                let wanted: Vec<usize> = local
+                    .iter()
+                    .flat_map(|r| r.start.max(first)..r.end.min(end))
+                    .map(|row| usize::try_from(row - first).ok())
+                    .collect::<Option<_>>()?;
+                if !wanted.is_empty() {
+                    let start = u64::try_from(p.offset).ok()?;
+                    let size = u64::try_from(p.compressed_page_size).ok()?;
+                    job.pages.push(PageJob {
+                        row_group: *rg,
+                        range: start..start + size,
+                        rows: wanted,
+                    });
+                }
+            }
+        }
+    }
+    Some(jobs)
+}
+
+/// The dictionary pages (by row group and leaf) of the chunks with a touched page that needs
+/// one, fetched in one request.
+async fn dictionaries(
+    md: &ParquetMetaData,
+    read: &PointRead<'_>,
+    jobs: &[LeafJob],
+    pages: &[Vec<Bytes>],
+) -> Option<HashMap<(usize, usize), Bytes>> {
+    let mut keys: Vec<(usize, usize)> = Vec::new();
+    let mut ranges: Vec<Range<u64>> = Vec::new();
+    for (job, bytes) in jobs.iter().zip(pages) {
+        for (p, b) in job.pages.iter().zip(bytes) {
+            let key = (p.row_group, job.column);
+            if keys.contains(&key) || !PageHeader::parse(b)?.needs_dictionary() {
+                continue;
+            }
+            let chunk = md.row_group(p.row_group).column(job.column);
+            let start = u64::try_from(chunk.dictionary_page_offset()?).ok()?;
+            let end = u64::try_from(chunk.data_page_offset()).ok()?;
+            if start >= end {
+                return None;
+            }
+            keys.push(key);
+            ranges.push(start..end);
+        }
+    }
+    if ranges.is_empty() {
+        return Some(HashMap::new());
+    }
+    let got = read.reader.clone().get_byte_ranges(ranges).await.ok()?;
+    Some(keys.into_iter().zip(got).collect())
+}
+
+/// The picked rows of one leaf from its fetched pages.
+fn pick_leaf(
+    job: &LeafJob,
+    pages: Vec<Bytes>,
+    codecs: &HashMap<usize, Compression>,
+    dictionaries: HashMap<usize, Bytes>,
+) -> Option<Picked> {
+    let mut picked = Picked::default();
+    let mut decoded: HashMap<usize, Dictionary> = HashMap::new();
+    for (p, bytes) in job.pages.iter().zip(pages) {
+        let codec = *codecs.get(&p.row_group)?;
+        let dictionary = match dictionaries.get(&p.row_group) {
+            Some(d) => Some(match decoded.entry(p.row_group) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(Dictionary::new(d.clone(), codec)?),
+            }),
+            None => None,
+        };
+        pick(bytes, &job.leaf, codec, dictionary, &p.rows, &mut picked)?;
+    }
+    Some(picked)
+}
+
+/// arrow-rs's decode of one PLAIN page per leaf holding the picked rows.
+fn arrow_decode(
+    meta: &ArrowReaderMetadata,
+    read: &PointRead<'_>,
+    columns: Vec<(usize, Leaf, Picked)>,
+) -> Option<Vec<RecordBatch>> {
+    let rows = columns.first().map_or(0, |c| c.2.rows);
+    if columns.iter().any(|c| c.2.rows != rows) {
+        return None;
+    }
+    let schema = meta.parquet_schema();
+    let leaves: Vec<usize> = columns.iter().map(|c| c.0).collect();
+    let mask = ProjectionMask::leaves(schema, leaves);
+    let levels = parquet_to_arrow_field_levels(schema, mask, Some(meta.schema().fields())).ok()?;
+    let pages = columns
+        .iter()
+        .map(|(column, leaf, picked)| {
+            let page = Page::DataPage {
+                buf: Bytes::from(plain_page(leaf, picked)),
+                num_values: u32::try_from(picked.rows).ok()?,
+                encoding: Encoding::PLAIN,
+                def_level_encoding: Encoding::RLE,
+                rep_level_encoding: Encoding::RLE,
+                statistics: None,
+            };
+            Some((*column, page))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let group = PickedGroup {
+        metadata: meta.metadata().clone(),
+        rows,
+        pages,
+    };
+    let reader = ParquetRecordBatchReader::try_new_with_row_groups(
+        &levels,
+        &group,
+        read.batch_size.max(1),
+        None,
+    )
+    .ok()?;
+    reader.collect::<Result<Vec<_>, _>>().ok()
+}
+
+/// A row group of the picked rows: one page per leaf.
+struct PickedGroup {
+    metadata: Arc<ParquetMetaData>,
+    rows: usize,
+    pages: Vec<(usize, Page)>,
+}
+
+impl ArrowRowGroups for PickedGroup {
+    fn num_rows(&self) -> usize {
+        self.rows
+    }
+
+    fn column_chunks(&self, i: usize) -> parquet::errors::Result<Box<dyn PageIterator>> {
+        let page = self
+            .pages
+            .iter()
+            .find(|(c, _)| *c == i)
+            .map(|(_, p)| p.clone())
+            .ok_or_else(|| ParquetError::General(format!("no picked page for column {i}")))?;
+        Ok(Box::new(OneChunk(Some(OnePage {
+            page: Some(page),
+            rows: self.rows,
+        }))))
+    }
+
+    fn row_groups(&self) -> Box<dyn Iterator<Item = &RowGroupMetaData> + '_> {
+        Box::new(self.metadata.row_groups().iter())
+    }
+
+    fn metadata(&self) -> &ParquetMetaData {
+        &self.metadata
+    }
+}
+
+/// The column chunk of one page.
+struct OneChunk(Option<OnePage>);
+
+impl Iterator for OneChunk {
+    type Item = parquet::errors::Result<Box<dyn PageReader>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0
+            .take()
+            .map(|p| Ok(Box::new(p) as Box<dyn PageReader>))
+    }
+}
+
+impl PageIterator for OneChunk {}
+
+/// A page reader of one page.
+struct OnePage {
+    page: Option<Page>,
+    rows: usize,
+}
+
+impl Iterator for OnePage {
+    type Item = parquet::errors::Result<Page>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.page.take().map(Ok)
+    }
+}
+
+impl PageReader for OnePage {
+    fn get_next_page(&mut self) -> parquet::errors::Result<Option<Page>> {
+        Ok(self.page.take())
+    }
+
+    fn peek_next_page(&mut self) -> parquet::errors::Result<Option<PageMetadata>> {
+        Ok(self.page.as_ref().map(|_| PageMetadata {
+            num_rows: Some(self.rows),
+            num_levels: Some(self.rows),
+            is_dict: false,
+        }))
+    }
+
+    fn skip_next_page(&mut self) -> parquet::errors::Result<()> {
+        self.page = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,187 @@
+//! A page's data decompressed only as far as a reader asks.
+//!
+//! A zstd page is one stream of blocks (at most 128 KiB each); its bytes can only be produced
+//! in order, but the stream can stop anywhere: a value at row `r` of a PLAIN page needs the
+//! page's first `r` values decompressed, not the rest. The input is fed in small slices so the
+//! decompressor stops within a block of the bytes asked for. Codecs without a streaming
+//! decoder here (Snappy, LZ4 raw) are decompressed whole; others are not handled (`new` is
+//! `None` and the caller falls back to arrow-rs).
+
+use bytes::Bytes;
+use parquet::basic::Compression;
+use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+
+/// Compressed bytes fed to the zstd decoder per step.
+const ZSTD_STEP: usize = 16 * 1024;
+
+/// A section of a page (all of a v1 page's data, the values of a v2 page).
+pub(crate) struct PagePrefix {
+    /// The section as stored.
+    input: Bytes,
+    /// Decompressed bytes so far.
+    out: Vec<u8>,
+    /// The section's decompressed size (from the page header).
+    total: usize,
+    /// Input bytes consumed by the decoder.
+    consumed: usize,
+    /// The streaming decoder, for zstd sections.
+    zstd: Option<Decoder<'static>>,
+}
+
+impl PagePrefix {
+    /// A section of `total` decompressed bytes stored as `input` with `codec`; `None` for a
+    /// codec handled elsewhere or input that does not decompress.
+    pub(crate) fn new(input: Bytes, total: usize, codec: Compression) -> Option<PagePrefix> {
+        let mut prefix = PagePrefix {
+            input,
+            out: Vec::new(),
+            total,
+            consumed: 0,
+            zstd: None,
+        };
+        match codec {
+            Compression::UNCOMPRESSED => {
+                prefix.out = prefix.input.to_vec();
+                prefix.consumed = prefix.input.len();
+            }
+            Compression::ZSTD(_) => {
+                prefix.zstd = Some(Decoder::new().ok()?);
+                // Capacity only: the memory is touched as it is written.
+                prefix.out = Vec::with_capacity(total);
+            }
+            Compression::SNAPPY => {
+                prefix.out = snap::raw::Decoder::new()
+                    .decompress_vec(&prefix.input)
+                    .ok()?;
+            }
+            Compression::LZ4_RAW => {
+                prefix.out = lz4_flex::block::decompress(&prefix.input, total).ok()?;
+            }
+            _ => return None,
+        }
+        Some(prefix)
+    }
+
+    /// An uncompressed section.
+    pub(crate) fn plain(bytes: Bytes) -> PagePrefix {
+        let total = bytes.len();
+        PagePrefix {
+            out: bytes.to_vec(),
+            input: bytes,
+            total,
+            consumed: total,
+            zstd: None,
+        }
+    }
+
+    /// The section's decompressed size.
+    pub(crate) fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Bytes decompressed so far.
+    #[cfg(test)]
+    pub(crate) fn decompressed(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Bytes `start..end` of the decompressed section, decompressing as far as needed;
+    /// `None` past the section's end or when the data does not decompress.
+    pub(crate) fn get(&mut self, start: usize, end: usize) -> Option<&[u8]> {
+        if start > end || end > self.total {
+            return None;
+        }
+        while self.out.len() < end {
+            self.step()?;
+        }
+        self.out.get(start..end)
+    }
+
+    /// Decompresses the next slice of input; `None` when nothing more can be produced.
+    fn step(&mut self) -> Option<()> {
+        let decoder = self.zstd.as_mut()?;
+        let before = self.out.len();
+        let stop = self.input.len().min(self.consumed + ZSTD_STEP);
+        let mut input = InBuffer::around(self.input.get(self.consumed..stop)?);
+        let mut output = OutBuffer::around_pos(&mut self.out, before);
+        decoder.run(&mut input, &mut output).ok()?;
+        let advanced = input.pos();
+        self.consumed += advanced;
+        if self.out.len() > self.total {
+            return None;
+        }
+        // Progress is input consumed or output produced; neither means a stuck stream (all
+        // input given and the output still short: truncated data).
+        (advanced > 0 || self.out.len() > before).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(n: usize) -> Vec<u8> {
+        // Compressible about 2:1 (four random bits per byte), like real column data.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 16) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn zstd_is_decompressed_only_as_far_as_asked() {
+        let raw = data(1 << 20);
+        let packed = Bytes::from(zstd::bulk::compress(&raw, 3).unwrap());
+        let mut p =
+            PagePrefix::new(packed, raw.len(), Compression::ZSTD(Default::default())).unwrap();
+        assert_eq!(p.get(10, 20).unwrap(), &raw[10..20]);
+        // One block of zstd at most, not the page.
+        assert!(p.decompressed() <= 256 * 1024, "{}", p.decompressed());
+        let mid = raw.len() / 2;
+        assert_eq!(p.get(mid, mid + 8).unwrap(), &raw[mid..mid + 8]);
+        assert!(p.decompressed() < raw.len() * 3 / 4);
+        assert_eq!(p.get(0, raw.len()).unwrap(), &raw[..]);
+        assert!(p.get(0, raw.len() + 1).is_none());
+        assert!(p.get(5, 4).is_none());
+    }
+
+    #[test]
+    fn other_codecs_are_decompressed_whole() {
+        let raw = data(100_000);
+        let snappy = snap::raw::Encoder::new().compress_vec(&raw).unwrap();
+        let mut p = PagePrefix::new(snappy.into(), raw.len(), Compression::SNAPPY).unwrap();
+        assert_eq!(p.get(99_990, 100_000).unwrap(), &raw[99_990..]);
+        let lz4 = lz4_flex::block::compress(&raw);
+        let mut p = PagePrefix::new(lz4.into(), raw.len(), Compression::LZ4_RAW).unwrap();
+        assert_eq!(p.get(0, 3).unwrap(), &raw[..3]);
+        let mut p =
+            PagePrefix::new(raw.clone().into(), raw.len(), Compression::UNCOMPRESSED).unwrap();
+        assert_eq!(p.get(7, 9).unwrap(), &raw[7..9]);
+        let gzip = Compression::GZIP(Default::default());
+        assert!(PagePrefix::new(raw.into(), 100_000, gzip).is_none());
+    }
+
+    #[test]
+    fn corrupt_or_truncated_zstd_is_none_not_a_panic() {
+        let raw = data(300_000);
+        let packed = zstd::bulk::compress(&raw, 3).unwrap();
+        let zstd = Compression::ZSTD(Default::default());
+        // Truncated: the early bytes are there, the end is not.
+        let cut = Bytes::from(packed[..packed.len() / 2].to_vec());
+        let mut p = PagePrefix::new(cut, raw.len(), zstd).unwrap();
+        assert_eq!(p.get(0, 4).unwrap(), &raw[..4]);
+        assert!(p.get(0, raw.len()).is_none());
+        // Garbage.
+        let junk = Bytes::from(vec![0xab; 1000]);
+        let mut p = PagePrefix::new(junk, 5000, zstd).unwrap();
+        assert!(p.get(0, 1).is_none());
+        // More output than the header promised.
+        let mut p = PagePrefix::new(packed.into(), 1000, zstd).unwrap();
+        assert!(p.get(0, 1000).is_none() || p.decompressed() <= 1000);
+    }
+}

@@ -1,0 +1,371 @@
+//! Every read here is compared with arrow-rs reading the same rows of the same file.
+#![allow(clippy::single_range_in_vec_init)]
+
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
+    Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    TimestampMicrosecondArray,
+};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_select::concat::concat_batches;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::metadata::PageIndexPolicy;
+use parquet::file::properties::{WriterProperties, WriterVersion};
+
+use super::*;
+use crate::io::FileIO;
+
+const ROWS: usize = 5000;
+
+/// Deterministic pseudo-random numbers.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A batch with a column of every physical type, nullable ones with nulls (some in runs),
+/// distinct values (dictionary fallback) and repeated ones (dictionary-encoded throughout).
+fn batch(rows: usize) -> RecordBatch {
+    let null = |i: usize| i % 7 == 3 || (1000..1100).contains(&i);
+    let fields = vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("k", DataType::Int32, true),
+        Field::new("small", DataType::Int16, false),
+        Field::new("flag", DataType::Boolean, true),
+        Field::new("f", DataType::Float32, false),
+        Field::new("d", DataType::Float64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("word", DataType::Utf8, false),
+        Field::new("b", DataType::Binary, true),
+        Field::new("fixed", DataType::FixedSizeBinary(3), true),
+        Field::new("dec", DataType::Decimal128(20, 3), true),
+        Field::new("day", DataType::Date32, false),
+        Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+    ];
+    let n = rows;
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i * 3))),
+        Arc::new(Int32Array::from_iter(
+            (0..n).map(|i| (!null(i)).then_some((i % 10) as i32)),
+        )),
+        Arc::new(Int16Array::from_iter_values(
+            (0..n).map(|i| (i % 300) as i16),
+        )),
+        Arc::new(BooleanArray::from_iter(
+            (0..n).map(|i| (i % 5 != 1).then_some(i % 3 == 0)),
+        )),
+        Arc::new(Float32Array::from_iter_values(
+            (0..n).map(|i| i as f32 * 0.5),
+        )),
+        Arc::new(Float64Array::from_iter(
+            (0..n).map(|i| (!null(i)).then_some(i as f64 / 7.0)),
+        )),
+        Arc::new(StringArray::from_iter((0..n).map(|i| {
+            (!null(i)).then(|| format!("string-{i}-{}", "x".repeat(i % 17)))
+        }))),
+        Arc::new(StringArray::from_iter_values(
+            (0..n).map(|i| ["alpha", "beta", "gamma", ""][i % 4]),
+        )),
+        Arc::new(BinaryArray::from_iter(
+            (0..n).map(|i| (i % 11 != 0).then(|| vec![i as u8; i % 9])),
+        )),
+        Arc::new(
+            FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                (0..n).map(|i| (!null(i)).then_some([i as u8, (i >> 8) as u8, 7])),
+                3,
+            )
+            .unwrap(),
+        ),
+        Arc::new(
+            Decimal128Array::from_iter((0..n).map(|i| (!null(i)).then_some(i as i128 * 1001)))
+                .with_precision_and_scale(20, 3)
+                .unwrap(),
+        ),
+        Arc::new(Date32Array::from_iter_values(
+            (0..n).map(|i| i as i32 + 19000),
+        )),
+        Arc::new(TimestampMicrosecondArray::from_iter(
+            (0..n).map(|i| (!null(i)).then_some(i as i64 * 1_000_003)),
+        )),
+    ];
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+}
+
+/// `ROWS` rows in pages of at most 700 rows, with the fallback encoding (after a dictionary
+/// or without one) `encoding` or the writer's default (PLAIN in v1, DELTA and RLE in v2).
+fn written(
+    version: WriterVersion,
+    codec: Compression,
+    dictionary: bool,
+    rg_rows: usize,
+    encoding: Option<Encoding>,
+) -> Bytes {
+    let b = batch(ROWS);
+    let mut props = WriterProperties::builder();
+    if let Some(e) = encoding {
+        props = props.set_encoding(e);
+    }
+    let props = props
+        .set_writer_version(version)
+        .set_compression(codec)
+        .set_dictionary_enabled(dictionary)
+        .set_dictionary_page_size_limit(4096)
+        .set_data_page_row_count_limit(700)
+        .set_write_batch_size(100)
+        .set_max_row_group_row_count(Some(rg_rows))
+        .build();
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, b.schema(), Some(props)).unwrap();
+    w.write(&b).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+fn write(version: WriterVersion, codec: Compression, dictionary: bool, rg_rows: usize) -> Bytes {
+    written(version, codec, dictionary, rg_rows, Some(Encoding::PLAIN))
+}
+
+fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
+    ArrowReaderMetadata::load(bytes, options).unwrap()
+}
+
+async fn reader(bytes: &Bytes) -> FileIoParquetReader {
+    let store = Arc::new(object_store::memory::InMemory::new());
+    let io = FileIO::from_store("memory://t", store).unwrap();
+    io.write("memory://t/f.parquet", bytes.clone())
+        .await
+        .unwrap();
+    FileIoParquetReader::new(io, "memory://t/f.parquet".into(), bytes.len() as u64)
+}
+
+/// Row groups with their file-global rows.
+fn groups(meta: &ArrowReaderMetadata) -> Vec<(usize, RowRange)> {
+    let mut start = 0u64;
+    meta.metadata()
+        .row_groups()
+        .iter()
+        .enumerate()
+        .map(|(i, rg)| {
+            let end = start + rg.num_rows() as u64;
+            let g = (i, start..end);
+            start = end;
+            g
+        })
+        .collect()
+}
+
+/// What arrow-rs reads of `ranges`, all columns `roots`, as one batch.
+fn expected(bytes: &Bytes, roots: &[usize], ranges: &[RowRange]) -> RecordBatch {
+    let mut selectors = Vec::new();
+    let mut at = 0u64;
+    for r in ranges {
+        selectors.push(RowSelector::skip((r.start - at) as usize));
+        selectors.push(RowSelector::select((r.end - r.start) as usize));
+        at = r.end;
+    }
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone()).unwrap();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
+    let reader = builder
+        .with_projection(mask)
+        .with_row_selection(RowSelection::from(selectors))
+        .build()
+        .unwrap();
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    concat_batches(&schema, &batches).unwrap()
+}
+
+async fn ours(bytes: &Bytes, roots: &[usize], ranges: &[RowRange]) -> Option<RecordBatch> {
+    let meta = metadata(bytes);
+    let r = reader(bytes).await;
+    let g = groups(&meta);
+    let batches = decode(PointRead {
+        reader: &r,
+        meta: &meta,
+        groups: &g,
+        ranges,
+        roots,
+        batch_size: 1024,
+    })
+    .await?;
+    let schema = batches.first()?.schema();
+    Some(concat_batches(&schema, &batches).unwrap())
+}
+
+fn random_ranges(rng: &mut Rng) -> Vec<RowRange> {
+    let mut starts: Vec<u64> = (0..1 + rng.below(4))
+        .map(|_| rng.below(ROWS) as u64)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut out: Vec<RowRange> = Vec::new();
+    for s in starts {
+        let end = (s + 1 + rng.below(3) as u64).min(ROWS as u64);
+        match out.last_mut() {
+            Some(last) if last.end >= s => last.end = last.end.max(end),
+            _ => out.push(s..end),
+        }
+    }
+    out
+}
+
+async fn check_random(bytes: Bytes, label: &str, seed: u64) {
+    let all: Vec<usize> = (0..batch(1).num_columns()).collect();
+    let mut rng = Rng(seed);
+    for round in 0..40 {
+        let ranges = random_ranges(&mut rng);
+        let roots: Vec<usize> = if round % 3 == 0 {
+            all.clone()
+        } else {
+            let mut r: Vec<usize> = all.iter().copied().filter(|_| rng.below(2) == 0).collect();
+            if r.is_empty() {
+                r.push(rng.below(all.len()));
+            }
+            r
+        };
+        let got = ours(&bytes, &roots, &ranges)
+            .await
+            .unwrap_or_else(|| panic!("{label}: not read for {ranges:?}"));
+        let want = expected(&bytes, &roots, &ranges);
+        assert_eq!(got.num_rows(), want.num_rows(), "{label} {ranges:?}");
+        assert_eq!(got.schema().fields(), want.schema().fields(), "{label}");
+        for c in 0..want.num_columns() {
+            assert_eq!(
+                got.column(c).as_ref(),
+                want.column(c).as_ref(),
+                "{label} {ranges:?} column {}",
+                want.schema().field(c).name()
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_rows_equal_arrow_rs_for_every_layout() {
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let mut seed = 7;
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        for codec in [
+            zstd,
+            Compression::SNAPPY,
+            Compression::LZ4_RAW,
+            Compression::UNCOMPRESSED,
+        ] {
+            for dictionary in [true, false] {
+                for rg_rows in [ROWS, 1800] {
+                    let label = format!("{version:?} {codec:?} dict={dictionary} rg={rg_rows}");
+                    seed += 1;
+                    check_random(write(version, codec, dictionary, rg_rows), &label, seed).await;
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_is_not_read_here_falls_back() {
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let ranges = [10u64..12];
+    // DELTA encodings (v2's default without dictionary) for the integer column.
+    let delta = written(WriterVersion::PARQUET_2_0, zstd, false, ROWS, None);
+    assert!(ours(&delta, &[0], &ranges).await.is_none());
+    // GZIP is not decompressed here.
+    let gzip = write(
+        WriterVersion::PARQUET_1_0,
+        Compression::GZIP(Default::default()),
+        true,
+        ROWS,
+    );
+    assert!(ours(&gzip, &[0], &ranges).await.is_none());
+    // Without an offset index.
+    let plain = write(WriterVersion::PARQUET_1_0, zstd, false, ROWS);
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Skip);
+    let meta = ArrowReaderMetadata::load(&plain, options).unwrap();
+    let r = reader(&plain).await;
+    let g = groups(&meta);
+    let read = PointRead {
+        reader: &r,
+        meta: &meta,
+        groups: &g,
+        ranges: &ranges,
+        roots: &[0],
+        batch_size: 1024,
+    };
+    assert!(decode(read).await.is_none());
+    // The plain file itself is read.
+    assert!(ours(&plain, &[0, 6], &ranges).await.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corrupt_pages_fall_back_instead_of_answering() {
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let good = write(WriterVersion::PARQUET_1_0, zstd, false, ROWS);
+    let meta = metadata(&good);
+    let page = &meta.metadata().offset_index().unwrap()[0][6].page_locations()[2];
+    let (at, size) = (page.offset as usize, page.compressed_page_size as usize);
+    let row = page.first_row_index as u64 + 3;
+    // The header, then the data, overwritten.
+    for (from, to) in [(at, at + 6), (at + size - 40, at + size)] {
+        let mut bad = good.to_vec();
+        for b in &mut bad[from..to] {
+            *b ^= 0x5a;
+        }
+        let bad = Bytes::from(bad);
+        match ours(&bad, &[6], &[row..row + 1]).await {
+            None => {}
+            // A page that still decodes must give the row arrow-rs gives.
+            Some(got) => assert_eq!(got, expected(&bad, &[6], &[row..row + 1])),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_point_read_decompresses_part_of_a_page() {
+    // One row early in a large zstd page (~1 MiB of strings): the page's prefix only.
+    let b = batch(60_000);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+        .set_dictionary_enabled(false)
+        .build();
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, b.schema(), Some(props)).unwrap();
+    w.write(&b).unwrap();
+    w.close().unwrap();
+    let bytes = Bytes::from(out);
+    let meta = metadata(&bytes);
+    let loc = &meta.metadata().offset_index().unwrap()[0][6].page_locations()[0];
+    let page =
+        bytes.slice(loc.offset as usize..(loc.offset + loc.compressed_page_size as i64) as usize);
+    let h = PageHeader::parse(&page).unwrap();
+    let mut picked = Picked::default();
+    let leaf = Leaf::new(parquet::basic::Type::BYTE_ARRAY, 0, 1).unwrap();
+    let codec = meta.metadata().row_group(0).column(6).compression();
+    // Count what is decompressed through a prefix of the same page.
+    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let mut p = prefix::PagePrefix::new(data, h.uncompressed_size, codec).unwrap();
+    p.get(0, 64).unwrap();
+    assert!(
+        p.decompressed() < h.uncompressed_size / 2,
+        "{} of {}",
+        p.decompressed(),
+        h.uncompressed_size
+    );
+    pick(page, &leaf, codec, None, &[5], &mut picked).unwrap();
+    assert_eq!(picked.rows, 1);
+    assert_eq!(&picked.plain[4..], b"string-5-xxxxx");
+}
