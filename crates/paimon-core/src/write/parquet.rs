@@ -139,12 +139,19 @@ fn nested_ids(field: Field, t: &DataType, owner: i32, depth: i64) -> Field {
     let owner64 = i64::from(owner);
     let value_id = NESTED_ID_BASE + 1024 * owner64 + depth;
     let key_id = NESTED_ID_BASE - 1024 * owner64 - depth;
+    // A MULTISET<T> is a MAP<T, INT NOT NULL> (Java `ParquetSchemaConverter`).
+    let count = DataType::not_null(TypeKind::Int);
     let data_type = match (&t.kind, field.data_type()) {
         (TypeKind::Array(e), ArrowType::List(inner)) => {
             let inner = nested_ids(inner.as_ref().clone(), e, owner, depth + 1);
             ArrowType::List(Arc::new(with_id(inner, value_id)))
         }
-        (TypeKind::Map(k, v), ArrowType::Map(entries, sorted)) => {
+        (TypeKind::Map(_, _) | TypeKind::Multiset(_), ArrowType::Map(entries, sorted)) => {
+            let (k, v) = match &t.kind {
+                TypeKind::Map(k, v) => (k.as_ref(), v.as_ref()),
+                TypeKind::Multiset(e) => (e.as_ref(), &count),
+                _ => return field,
+            };
             let ArrowType::Struct(kv) = entries.data_type() else {
                 return field;
             };
