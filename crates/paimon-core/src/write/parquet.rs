@@ -365,4 +365,29 @@ mod tests {
         let thin = fields(&["_SEQUENCE_NUMBER", "_VALUE_KIND", "a"]);
         assert_eq!(unique_columns(&thin), vec!["_SEQUENCE_NUMBER"]);
     }
+
+    /// A MULTISET<T> is a MAP<T, INT NOT NULL> for Java's `ParquetSchemaConverter`: its key and
+    /// value get `SpecialFields#getMapKeyFieldId` / `getMapValueFieldId(id, 1)`.
+    #[test]
+    fn multiset_keys_and_values_get_map_field_ids() {
+        let element = DataType::not_null(TypeKind::VarChar(crate::spec::types::MAX_LENGTH));
+        let fields = vec![DataField::new(
+            10,
+            "ms",
+            DataType::nullable(TypeKind::Multiset(Box::new(element))),
+        )];
+        let arrow = crate::arrow::schema::arrow_schema(&fields).unwrap();
+        let schema = parquet_schema(&arrow, &fields);
+        let ArrowType::Map(entries, _) = schema.field(0).data_type() else {
+            panic!("{schema:?}");
+        };
+        let ArrowType::Struct(kv) = entries.data_type() else {
+            panic!("{schema:?}");
+        };
+        let id = |f: &Field| f.metadata().get(FIELD_ID_KEY).cloned();
+        // 536870911 - 1024 * 10 - 1 and 536870911 + 1024 * 10 + 1
+        assert_eq!(id(&kv[0]).as_deref(), Some("536860670"));
+        assert_eq!(id(&kv[1]).as_deref(), Some("536881152"));
+        assert_eq!(id(schema.field(0)).as_deref(), Some("10"));
+    }
 }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use arrow::{
     array::{
-        Array, ArrayRef, Decimal128Array, Decimal128Builder, Int32Array, Int32Builder,
+        Array, ArrayRef, AsArray, Decimal128Array, Decimal128Builder, Int32Array, Int32Builder,
         Int64Builder, LargeListBuilder, ListArray, ListBuilder, MapBuilder, RecordBatch,
         StringArray, StringBuilder, StructArray,
     },
