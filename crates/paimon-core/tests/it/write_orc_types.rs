@@ -118,12 +118,7 @@ async fn orc_type_tree_of_append_files_equals_java() {
                    "f4": "2024-01-01T00:00:00.123456789"})
         })
         .collect();
-    same_type_tree_as_java(
-        "orc/append_with_bloomfilter",
-        "orc_types_append",
-        &rows,
-    )
-    .await;
+    same_type_tree_as_java("orc/append_with_bloomfilter", "orc_types_append", &rows).await;
 }
 
 #[tokio::test]
