@@ -20,9 +20,9 @@
 //!   to n characters; `VarcharTreeWriter`: cut to n characters) and read back as ORC Java's
 //!   reader returns them (`TreeReaderFactory.CharTreeReader`: cut to n characters, trailing
 //!   spaces removed; `VarcharTreeReader`: cut), both in `vendor/orc-rust`. So `'ab '` written
-//!   into CHAR(5) is stored `'ab   '` and read `'ab'` by us and by Java; pyarrow (ORC C++)
-//!   returns the stored bytes as `fixed_size_binary(5)`. Value statistics are computed from the
-//!   values written, before padding;
+//!   into CHAR(5) is stored `'ab   '` and read `'ab'` by us and by Java; pyarrow 21 (ORC C++)
+//!   and pypaimon 2.1.0 return the stored `'ab   '`. Value statistics are computed from the
+//!   values written, before padding (Java's `OrcSimpleStatsExtractor` reads the file's, padded);
 //! - BINARY(n) and VARBINARY(n) are ORC `binary` (Java refines them to BYTES);
 //! - TIME (at any depth) is ORC `int` (milliseconds of the day); DECIMAL(p, s) is
 //!   `decimal(p,s)`; TIMESTAMP is `timestamp`, TIMESTAMP_LTZ `timestamp with local time zone`;
