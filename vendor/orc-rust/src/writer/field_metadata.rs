@@ -155,7 +155,7 @@ pub fn written_value(s: &str, t: BoundedString) -> Cow<'_, str> {
             } else {
                 let mut padded = String::with_capacity(cut.len() + (n - chars));
                 padded.push_str(cut);
-                padded.extend(std::iter::repeat_n(' ', n - chars));
+                padded.extend(std::iter::repeat(' ').take(n - chars));
                 Cow::Owned(padded)
             }
         }

@@ -462,7 +462,8 @@ fn test_field_metadata_becomes_attributes_and_bounded_string_types() {
     let types = footer(&f).types;
     use proto::r#type::Kind as K;
     // Pre-order: root, i, c, v, s, s.a, l, l.element, m, m.key, m.value.
-    let got: Vec<(K, Option<u32>, Vec<(String, String)>)> = types
+    type Described = (K, Option<u32>, Vec<(String, String)>);
+    let got: Vec<Described> = types
         .iter()
         .map(|t| {
             let attributes = t
