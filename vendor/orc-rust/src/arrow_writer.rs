@@ -19,7 +19,7 @@ use std::io::Write;
 
 use arrow::{
     array::RecordBatch,
-    datatypes::{DataType as ArrowDataType, Fields, SchemaRef},
+    datatypes::{DataType as ArrowDataType, Field, Fields, SchemaRef},
 };
 use prost::Message;
 use snafu::{ensure, ResultExt};
@@ -29,8 +29,11 @@ use crate::{
     error::{IoSnafu, Result, UnexpectedSnafu},
     memory::EstimateMemory,
     proto,
+    writer::field_metadata,
     writer::stripe::{StripeInformation, StripeWriter},
 };
+
+pub use crate::writer::field_metadata::{ORC_ATTRIBUTE_PREFIX, ORC_TYPE_KEY};
 
 /// Construct an [`ArrowWriter`] to encode [`RecordBatch`]es into a single
 /// ORC file.
@@ -93,12 +96,14 @@ impl<W: Write> ArrowWriterBuilder<W> {
             .any(|field| has_local_timestamp(field.data_type()))
             .then(|| "UTC".to_owned());
         let compressor = Compressor::new(self.compression, self.compression_block_size)?;
+        let types = serialize_schema(&self.schema)?;
         // Required magic "ORC" bytes at start of file
         self.writer.write_all(b"ORC").context(IoSnafu)?;
         let writer = StripeWriter::new(self.writer, &self.schema, compressor, timezone);
         Ok(ArrowWriter {
             writer,
             schema: self.schema,
+            types,
             batch_size: self.batch_size,
             stripe_byte_size: self.stripe_byte_size,
             written_stripes: vec![],
@@ -114,6 +119,8 @@ impl<W: Write> ArrowWriterBuilder<W> {
 pub struct ArrowWriter<W> {
     writer: StripeWriter<W>,
     schema: SchemaRef,
+    /// The file's type tree (footer `types`), built and checked by `try_build`.
+    types: Vec<proto::Type>,
     batch_size: usize,
     stripe_byte_size: usize,
     written_stripes: Vec<StripeInformation>,
@@ -169,8 +176,11 @@ impl<W: Write> ArrowWriter<W> {
             .sum();
         let statistics = self.writer.column_statistics(number_of_rows);
         let footer =
-            serialize_footer(&self.written_stripes, &self.schema, statistics).encode_to_vec();
-        let metadata = proto::Metadata::default().encode_to_vec();
+            serialize_footer(&self.written_stripes, self.types, statistics).encode_to_vec();
+        let metadata = proto::Metadata {
+            stripe_stats: self.writer.stripe_statistics().to_vec(),
+        }
+        .encode_to_vec();
 
         let (mut writer, mut compressor) = self.writer.finish();
         let metadata = compressor.compress(&metadata)?;
@@ -209,14 +219,18 @@ fn has_local_timestamp(data_type: &ArrowDataType) -> bool {
     }
 }
 
-fn serialize_schema(schema: &SchemaRef) -> Vec<proto::Type> {
+/// The ORC type tree of `schema` in pre-order (column ID order): the root STRUCT (no
+/// attributes), then every field's type with the attributes and CHAR / VARCHAR types of its
+/// field metadata (`writer::field_metadata`). Fails on a type the writer cannot encode or an
+/// invalid `ORC:type`.
+fn serialize_schema(schema: &SchemaRef) -> Result<Vec<proto::Type>> {
     let mut types = vec![];
-    serialize_struct(schema.fields(), &mut types);
-    types
+    serialize_struct(schema.fields(), &mut types)?;
+    Ok(types)
 }
 
 /// Appends a STRUCT of `fields` and its children to `types` in pre-order (column ID order).
-fn serialize_struct(fields: &Fields, types: &mut Vec<proto::Type>) {
+fn serialize_struct(fields: &Fields, types: &mut Vec<proto::Type>) -> Result<()> {
     let index = types.len();
     types.push(proto::Type {
         kind: Some(proto::r#type::Kind::Struct.into()),
@@ -225,19 +239,37 @@ fn serialize_struct(fields: &Fields, types: &mut Vec<proto::Type>) {
     });
     let subtypes = fields
         .iter()
-        .map(|f| serialize_type(f.data_type(), types))
-        .collect();
+        .map(|f| serialize_type(f, types))
+        .collect::<Result<_>>()?;
     types[index].subtypes = subtypes;
+    Ok(())
 }
 
-/// Appends the type of a column (and its children) to `types`; returns its column ID.
-fn serialize_type(data_type: &ArrowDataType, types: &mut Vec<proto::Type>) -> u32 {
+/// Appends the type of column `field` (and its children) to `types`; returns its column ID.
+fn serialize_type(field: &Field, types: &mut Vec<proto::Type>) -> Result<u32> {
     let index = types.len();
+    serialize_kind(field, types)?;
+    let attributes = field_metadata::attributes(field);
+    if let Some(t) = types.get_mut(index) {
+        t.attributes = attributes;
+    }
+    Ok(index as u32)
+}
+
+/// Appends the type of `field` without its attributes (and its children, with theirs).
+fn serialize_kind(field: &Field, types: &mut Vec<proto::Type>) -> Result<()> {
     let kind = |kind: proto::r#type::Kind| proto::Type {
         kind: Some(kind.into()),
         ..Default::default()
     };
-    let t = match data_type {
+    if let Some(bounded) = field_metadata::bounded_string(field)? {
+        types.push(proto::Type {
+            maximum_length: Some(bounded.max_length()),
+            ..kind(bounded.kind())
+        });
+        return Ok(());
+    }
+    let t = match field.data_type() {
         ArrowDataType::Float32 => kind(proto::r#type::Kind::Float),
         ArrowDataType::Float64 => kind(proto::r#type::Kind::Double),
         ArrowDataType::Int8 => kind(proto::r#type::Kind::Byte),
@@ -257,33 +289,45 @@ fn serialize_type(data_type: &ArrowDataType, types: &mut Vec<proto::Type>) -> u3
             scale: Some(*scale as u32),
             ..kind(proto::r#type::Kind::Decimal)
         },
-        ArrowDataType::Struct(fields) => {
-            serialize_struct(fields, types);
-            return index as u32;
-        }
+        ArrowDataType::Struct(fields) => return serialize_struct(fields, types),
         ArrowDataType::List(f) | ArrowDataType::LargeList(f) => {
-            return serialize_compound(proto::r#type::Kind::List, &[f.data_type()], types);
+            return serialize_compound(proto::r#type::Kind::List, &[f.as_ref()], types);
         }
         ArrowDataType::Map(entries, _) => match entries.data_type() {
             ArrowDataType::Struct(kv) if kv.len() == 2 => {
-                let children = [kv[0].data_type(), kv[1].data_type()];
+                let children = [kv[0].as_ref(), kv[1].as_ref()];
                 return serialize_compound(proto::r#type::Kind::Map, &children, types);
             }
-            _ => unimplemented!("map entries must be a struct of key and value"),
+            _ => {
+                return UnexpectedSnafu {
+                    msg: format!(
+                        "map field '{}': entries must be a struct of key and value",
+                        field.name()
+                    ),
+                }
+                .fail()
+            }
         },
-        // TODO: support more types
-        _ => unimplemented!("unsupported datatype"),
+        other => {
+            return UnexpectedSnafu {
+                msg: format!(
+                    "field '{}': Arrow type {other} cannot be written to ORC",
+                    field.name()
+                ),
+            }
+            .fail()
+        }
     };
     types.push(t);
-    index as u32
+    Ok(())
 }
 
-/// Appends a LIST or MAP type and its `children` to `types`; returns its column ID.
+/// Appends a LIST or MAP type and its `children` to `types`.
 fn serialize_compound(
     kind: proto::r#type::Kind,
-    children: &[&ArrowDataType],
+    children: &[&Field],
     types: &mut Vec<proto::Type>,
-) -> u32 {
+) -> Result<()> {
     let index = types.len();
     types.push(proto::Type {
         kind: Some(kind.into()),
@@ -292,14 +336,14 @@ fn serialize_compound(
     let subtypes = children
         .iter()
         .map(|child| serialize_type(child, types))
-        .collect();
+        .collect::<Result<_>>()?;
     types[index].subtypes = subtypes;
-    index as u32
+    Ok(())
 }
 
 fn serialize_footer(
     stripes: &[StripeInformation],
-    schema: &SchemaRef,
+    types: Vec<proto::Type>,
     statistics: Vec<proto::ColumnStatistics>,
 ) -> proto::Footer {
     let body_length = stripes
@@ -308,7 +352,6 @@ fn serialize_footer(
         .sum::<u64>();
     let number_of_rows = stripes.iter().map(|s| s.row_count as u64).sum::<u64>();
     let stripes = stripes.iter().map(From::from).collect();
-    let types = serialize_schema(schema);
     proto::Footer {
         header_length: Some(3),
         content_length: Some(body_length + 3),
@@ -902,7 +945,8 @@ mod tests {
             let postscript = decode_postscript(&file);
             assert_eq!(postscript.compression(), expected_kind);
             assert_eq!(postscript.compression_block_size, expected_block_size);
-            assert_eq!(postscript.metadata_length, Some(0));
+            // One stripe's statistics in the Metadata section.
+            assert!(postscript.metadata_length.unwrap() > 0);
             assert!(postscript.footer_length.unwrap() > 0);
 
             let reader = ArrowReaderBuilder::try_new(file).unwrap().build();

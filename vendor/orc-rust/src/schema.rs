@@ -27,6 +27,10 @@ use crate::proto;
 
 use arrow::datatypes::{DataType as ArrowDataType, Field, Schema, TimeUnit, UnionMode};
 
+/// Maximum length of a CHAR / VARCHAR type whose `maximumLength` is absent (ORC Java's
+/// `TypeDescription.DEFAULT_LENGTH`).
+pub const DEFAULT_STRING_LENGTH: u32 = 256;
+
 /// Configuration for timestamp precision when converting ORC timestamps to Arrow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimestampPrecision {
@@ -481,13 +485,15 @@ impl DataType {
                 scale: ty.scale(),
             },
             Kind::Date => Self::Date { column_index },
+            // ORC Java reads a CHAR / VARCHAR without `maximumLength` with its default length
+            // (`TypeDescription.DEFAULT_LENGTH`, via `OrcUtils#convertTypeFromProtobuf`).
             Kind::Varchar => Self::Varchar {
                 column_index,
-                max_length: ty.maximum_length(),
+                max_length: ty.maximum_length.unwrap_or(DEFAULT_STRING_LENGTH),
             },
             Kind::Char => Self::Char {
                 column_index,
-                max_length: ty.maximum_length(),
+                max_length: ty.maximum_length.unwrap_or(DEFAULT_STRING_LENGTH),
             },
             Kind::TimestampInstant => Self::TimestampWithLocalTimezone { column_index },
         };

@@ -88,9 +88,9 @@ pub fn orc_postscript(tail: &[u8], name: &str) -> Result<OrcPostScript> {
     Ok(out)
 }
 
-/// Checks that `file`'s ORC type tree is acyclic and in range; `name` labels errors. `file`
-/// may be the whole file or any suffix of it holding the Footer and PostScript.
-pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
+/// The decompressed Footer (protobuf) of `file` (the whole file or any suffix of it holding the
+/// Footer and PostScript); `name` labels errors.
+pub fn orc_footer_bytes(file: &[u8], name: &str) -> Result<Vec<u8>> {
     let err = |m: String| footer_error(m, name);
     let ps = orc_postscript(file, name)?;
     let (compression, block) = (ps.compression, ps.block_size);
@@ -103,7 +103,14 @@ pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
     let raw = file
         .get(footer_start..ps_start)
         .ok_or_else(|| err("footer past the start".into()))?;
-    let footer = decompress(raw, compression, block).map_err(&err)?;
+    decompress(raw, compression, block).map_err(err)
+}
+
+/// Checks that `file`'s ORC type tree is acyclic and in range; `name` labels errors. `file`
+/// may be the whole file or any suffix of it holding the Footer and PostScript.
+pub fn check_orc_type_tree(file: &[u8], name: &str) -> Result<()> {
+    let err = |m: String| footer_error(m, name);
+    let footer = orc_footer_bytes(file, name)?;
     let mut subtypes: Vec<Vec<u64>> = Vec::new();
     for_each_field(&footer, |field, value| {
         if let (4, Field::Bytes(t)) = (field, value) {

@@ -170,6 +170,7 @@ impl FileSeries {
             )?),
             FileFormat::Orc => FormatWriter::Orc(OrcWriter::new(
                 self.spec.schema.clone(),
+                &self.spec.fields,
                 &self.spec.options,
                 self.spec.target_size,
             )?),

@@ -139,12 +139,19 @@ fn nested_ids(field: Field, t: &DataType, owner: i32, depth: i64) -> Field {
     let owner64 = i64::from(owner);
     let value_id = NESTED_ID_BASE + 1024 * owner64 + depth;
     let key_id = NESTED_ID_BASE - 1024 * owner64 - depth;
+    // A MULTISET<T> is a MAP<T, INT NOT NULL> (Java `ParquetSchemaConverter`).
+    let count = DataType::not_null(TypeKind::Int);
     let data_type = match (&t.kind, field.data_type()) {
         (TypeKind::Array(e), ArrowType::List(inner)) => {
             let inner = nested_ids(inner.as_ref().clone(), e, owner, depth + 1);
             ArrowType::List(Arc::new(with_id(inner, value_id)))
         }
-        (TypeKind::Map(k, v), ArrowType::Map(entries, sorted)) => {
+        (TypeKind::Map(_, _) | TypeKind::Multiset(_), ArrowType::Map(entries, sorted)) => {
+            let (k, v) = match &t.kind {
+                TypeKind::Map(k, v) => (k.as_ref(), v.as_ref()),
+                TypeKind::Multiset(e) => (e.as_ref(), &count),
+                _ => return field,
+            };
             let ArrowType::Struct(kv) = entries.data_type() else {
                 return field;
             };
@@ -357,5 +364,30 @@ mod tests {
         assert!(unique_columns(&fields(&["_KEY_a", "a", "b"])).is_empty());
         let thin = fields(&["_SEQUENCE_NUMBER", "_VALUE_KIND", "a"]);
         assert_eq!(unique_columns(&thin), vec!["_SEQUENCE_NUMBER"]);
+    }
+
+    /// A MULTISET<T> is a MAP<T, INT NOT NULL> for Java's `ParquetSchemaConverter`: its key and
+    /// value get `SpecialFields#getMapKeyFieldId` / `getMapValueFieldId(id, 1)`.
+    #[test]
+    fn multiset_keys_and_values_get_map_field_ids() {
+        let element = DataType::not_null(TypeKind::VarChar(crate::spec::types::MAX_LENGTH));
+        let fields = vec![DataField::new(
+            10,
+            "ms",
+            DataType::nullable(TypeKind::Multiset(Box::new(element))),
+        )];
+        let arrow = crate::arrow::schema::arrow_schema(&fields).unwrap();
+        let schema = parquet_schema(&arrow, &fields);
+        let ArrowType::Map(entries, _) = schema.field(0).data_type() else {
+            panic!("{schema:?}");
+        };
+        let ArrowType::Struct(kv) = entries.data_type() else {
+            panic!("{schema:?}");
+        };
+        let id = |f: &Field| f.metadata().get(FIELD_ID_KEY).cloned();
+        // 536870911 - 1024 * 10 - 1 and 536870911 + 1024 * 10 + 1
+        assert_eq!(id(&kv[0]).as_deref(), Some("536860670"));
+        assert_eq!(id(&kv[1]).as_deref(), Some("536881152"));
+        assert_eq!(id(schema.field(0)).as_deref(), Some("10"));
     }
 }

@@ -48,6 +48,7 @@ mod write_dynamic;
 mod write_int96;
 mod write_int96_nested;
 mod write_orc_nested;
+mod write_orc_types;
 mod write_parallel_flush;
 mod write_pk;
 mod write_retract;

@@ -45,7 +45,7 @@ use crate::RowSelection;
 use self::decimal::new_decimal_decoder;
 use self::list::ListArrayDecoder;
 use self::map::MapArrayDecoder;
-use self::string::{new_binary_decoder, new_string_decoder};
+use self::string::{new_binary_decoder, new_string_decoder, BoundedStringDecoder};
 use self::struct_decoder::StructArrayDecoder;
 use self::timestamp::{new_timestamp_decoder, new_timestamp_instant_decoder};
 use self::union::UnionArrayDecoder;
@@ -436,9 +436,13 @@ pub fn array_decoder_factory(
             let present = PresentDecoder::from_stripe(stripe, column);
             Box::new(Float64ArrayDecoder::new(iter, present))
         }
-        (DataType::String { .. }, ArrowDataType::Utf8)
-        | (DataType::Varchar { .. }, ArrowDataType::Utf8)
-        | (DataType::Char { .. }, ArrowDataType::Utf8) => new_string_decoder(column, stripe)?,
+        (DataType::String { .. }, ArrowDataType::Utf8) => new_string_decoder(column, stripe)?,
+        (DataType::Varchar { max_length, .. }, ArrowDataType::Utf8) => Box::new(
+            BoundedStringDecoder::new(new_string_decoder(column, stripe)?, *max_length, false),
+        ),
+        (DataType::Char { max_length, .. }, ArrowDataType::Utf8) => Box::new(
+            BoundedStringDecoder::new(new_string_decoder(column, stripe)?, *max_length, true),
+        ),
         (DataType::Binary { .. }, ArrowDataType::Binary) => new_binary_decoder(column, stripe)?,
         (
             DataType::Decimal {

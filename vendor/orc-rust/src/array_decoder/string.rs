@@ -19,7 +19,7 @@ use std::io::Read;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, DictionaryArray, GenericByteArray, StringArray};
+use arrow::array::{Array, ArrayRef, DictionaryArray, GenericByteArray, StringArray};
 use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer};
 use arrow::compute::kernels::cast;
 use arrow::datatypes::{ByteArrayType, DataType, GenericBinaryType, GenericStringType};
@@ -225,5 +225,66 @@ impl ArrayBatchDecoder for DictionaryStringArrayDecoder {
 
     fn skip_values(&mut self, n: usize, parent_present: Option<&NullBuffer>) -> Result<()> {
         self.indexes.skip_values(n, parent_present)
+    }
+}
+
+/// Decodes a CHAR(n) or VARCHAR(n) column as ORC Java's readers return it
+/// (`org.apache.orc.impl.TreeReaderFactory`): a VARCHAR value truncated to n characters
+/// (`VarcharTreeReader`, `StringExpr#truncate`), a CHAR value truncated to n characters and
+/// stripped of its trailing spaces (`CharTreeReader`, `StringExpr#rightTrimAndTruncate`), so
+/// the padding ORC Java's writer adds to CHAR values is not returned.
+pub struct BoundedStringDecoder {
+    inner: Box<dyn ArrayBatchDecoder>,
+    max_length: usize,
+    /// CHAR: strip trailing spaces.
+    right_trim: bool,
+}
+
+impl BoundedStringDecoder {
+    pub fn new(inner: Box<dyn ArrayBatchDecoder>, max_length: u32, right_trim: bool) -> Self {
+        Self {
+            inner,
+            max_length: max_length as usize,
+            right_trim,
+        }
+    }
+
+    /// A value as ORC Java's reader returns it.
+    fn value<'a>(&self, s: &'a str) -> &'a str {
+        let cut = match s.char_indices().nth(self.max_length) {
+            Some((end, _)) => &s[..end],
+            None => s,
+        };
+        if self.right_trim {
+            cut.trim_end_matches(' ')
+        } else {
+            cut
+        }
+    }
+}
+
+impl ArrayBatchDecoder for BoundedStringDecoder {
+    fn next_batch(
+        &mut self,
+        batch_size: usize,
+        parent_present: Option<&NullBuffer>,
+    ) -> Result<ArrayRef> {
+        let array = self.inner.next_batch(batch_size, parent_present)?;
+        let Some(strings) = array.as_any().downcast_ref::<StringArray>() else {
+            return Ok(array);
+        };
+        if strings
+            .iter()
+            .flatten()
+            .all(|s| self.value(s).len() == s.len())
+        {
+            return Ok(array);
+        }
+        let adjusted: StringArray = strings.iter().map(|v| v.map(|s| self.value(s))).collect();
+        Ok(Arc::new(adjusted))
+    }
+
+    fn skip_values(&mut self, n: usize, parent_present: Option<&NullBuffer>) -> Result<()> {
+        self.inner.skip_values(n, parent_present)
     }
 }

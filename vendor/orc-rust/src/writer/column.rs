@@ -70,9 +70,15 @@ pub trait ColumnStripeEncoder: EstimateMemory {
         &mut []
     }
 
-    /// Statistics of all values encoded so far (across stripes) for the file footer; only
-    /// encoders that collect them override this.
+    /// Statistics of the values of every finished stripe for the file footer; only encoders
+    /// that collect them override this.
     fn statistics(&self) -> proto::ColumnStatistics {
+        proto::ColumnStatistics::default()
+    }
+
+    /// Statistics of the values of the last finished stripe (by [`Self::finish`]) for the
+    /// Metadata section; only encoders that collect them override this.
+    fn stripe_statistics(&self) -> proto::ColumnStatistics {
         proto::ColumnStatistics::default()
     }
 }

@@ -23,6 +23,7 @@ use crate::proto;
 
 pub mod column;
 pub mod compound;
+pub mod field_metadata;
 pub mod statistics;
 pub mod stripe;
 

@@ -15,9 +15,11 @@
 // specific language governing permissions and limitations
 // under the License.
 
-//! File-level column statistics for the footer: number of (non-null) values and whether the
-//! column has nulls for every column; minimum, maximum and sum for DECIMAL columns; minimum,
-//! maximum and total number of children for LIST and MAP columns.
+//! Column statistics for the footer (whole file) and the Metadata section (per stripe):
+//! number of (non-null) values and whether the column has nulls for every column; minimum,
+//! maximum and sum for DECIMAL columns; minimum, maximum and total number of children for LIST
+//! and MAP columns. The file's statistics are the merge of the stripes' (as ORC Java's
+//! `WriterImpl` merges each stripe's into the file's).
 
 use arrow::{
     array::{Array, ArrayRef, AsArray},
@@ -46,69 +48,163 @@ struct CollectionStatistics {
     total: u64,
 }
 
-/// Wraps a column encoder, collecting statistics of every array it encodes.
-pub struct StatisticsEncoder {
-    inner: Box<dyn ColumnStripeEncoder>,
+/// The statistics of one column over some rows (one stripe, or the whole file).
+#[derive(Default)]
+struct Statistics {
     number_of_values: u64,
     has_null: bool,
-    /// DECIMAL columns: the type's scale and the statistics so far.
-    decimal: Option<(i8, DecimalStatistics)>,
+    /// DECIMAL columns.
+    decimal: Option<DecimalStatistics>,
     /// LIST and MAP columns.
     collection: Option<CollectionStatistics>,
 }
 
-impl StatisticsEncoder {
-    pub fn new(data_type: &ArrowDataType, inner: Box<dyn ColumnStripeEncoder>) -> Self {
-        let decimal = match data_type {
-            ArrowDataType::Decimal128(_, scale) => Some((
-                *scale,
-                DecimalStatistics {
-                    sum: Some(0),
-                    ..Default::default()
-                },
-            )),
-            _ => None,
-        };
+impl Statistics {
+    fn new(data_type: &ArrowDataType) -> Self {
+        let decimal =
+            matches!(data_type, ArrowDataType::Decimal128(_, _)).then(|| DecimalStatistics {
+                sum: Some(0),
+                ..Default::default()
+            });
         let collection = matches!(
             data_type,
             ArrowDataType::List(_) | ArrowDataType::LargeList(_) | ArrowDataType::Map(_, _)
         )
         .then(CollectionStatistics::default);
         Self {
-            inner,
-            number_of_values: 0,
-            has_null: false,
             decimal,
             collection,
+            ..Default::default()
         }
     }
 
-    fn update_decimal(stats: &mut DecimalStatistics, array: &ArrayRef) {
-        for value in array.as_primitive::<Decimal128Type>().iter().flatten() {
-            stats.min = Some(stats.min.map_or(value, |m| m.min(value)));
-            stats.max = Some(stats.max.map_or(value, |m| m.max(value)));
-            stats.sum = stats
-                .sum
-                .and_then(|s| s.checked_add(value))
-                .filter(|s| s.unsigned_abs() <= MAX_DECIMAL_SUM as u128);
+    fn update(&mut self, array: &ArrayRef) {
+        self.number_of_values += (array.len() - array.null_count()) as u64;
+        self.has_null |= array.null_count() > 0;
+        if let Some(stats) = self.decimal.as_mut() {
+            update_decimal(stats, array);
+        }
+        if let Some(stats) = self.collection.as_mut() {
+            update_collection(stats, array);
         }
     }
 
-    fn update_collection(stats: &mut CollectionStatistics, array: &ArrayRef) {
-        let lengths: Box<dyn Iterator<Item = (usize, u64)>> = match array.data_type() {
-            ArrowDataType::List(_) => Box::new(lengths(array.as_list::<i32>().value_offsets())),
-            ArrowDataType::LargeList(_) => {
-                Box::new(lengths(array.as_list::<i64>().value_offsets()))
-            }
-            ArrowDataType::Map(_, _) => Box::new(lengths(array.as_map().value_offsets())),
-            _ => return,
+    /// Adds the statistics of other rows (ORC Java's `ColumnStatisticsImpl#merge`).
+    fn merge(&mut self, other: &Statistics) {
+        self.number_of_values += other.number_of_values;
+        self.has_null |= other.has_null;
+        if let (Some(a), Some(b)) = (self.decimal.as_mut(), other.decimal.as_ref()) {
+            a.min = min_of(a.min, b.min);
+            a.max = max_of(a.max, b.max);
+            a.sum = match (a.sum, b.sum) {
+                (Some(x), Some(y)) => x
+                    .checked_add(y)
+                    .filter(|s| s.unsigned_abs() <= MAX_DECIMAL_SUM as u128),
+                _ => None,
+            };
+        }
+        if let (Some(a), Some(b)) = (self.collection.as_mut(), other.collection.as_ref()) {
+            a.min = min_of(a.min, b.min);
+            a.max = max_of(a.max, b.max);
+            a.total += b.total;
+        }
+    }
+
+    fn to_proto(&self, scale: Option<i8>) -> proto::ColumnStatistics {
+        let decimal_statistics = self.decimal.as_ref().zip(scale).and_then(|(stats, scale)| {
+            let (min, max) = (stats.min?, stats.max?);
+            Some(proto::DecimalStatistics {
+                minimum: Some(decimal_string(min, scale)),
+                maximum: Some(decimal_string(max, scale)),
+                sum: stats.sum.map(|sum| decimal_string(sum, scale)),
+            })
+        });
+        let collection_statistics = self.collection.as_ref().and_then(|stats| {
+            Some(proto::CollectionStatistics {
+                min_children: Some(stats.min?),
+                max_children: Some(stats.max?),
+                total_children: Some(stats.total),
+            })
+        });
+        proto::ColumnStatistics {
+            number_of_values: Some(self.number_of_values),
+            has_null: Some(self.has_null),
+            decimal_statistics,
+            collection_statistics,
+            ..Default::default()
+        }
+    }
+}
+
+fn min_of<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_of<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn update_decimal(stats: &mut DecimalStatistics, array: &ArrayRef) {
+    for value in array.as_primitive::<Decimal128Type>().iter().flatten() {
+        stats.min = Some(stats.min.map_or(value, |m| m.min(value)));
+        stats.max = Some(stats.max.map_or(value, |m| m.max(value)));
+        stats.sum = stats
+            .sum
+            .and_then(|s| s.checked_add(value))
+            .filter(|s| s.unsigned_abs() <= MAX_DECIMAL_SUM as u128);
+    }
+}
+
+fn update_collection(stats: &mut CollectionStatistics, array: &ArrayRef) {
+    let lengths: Box<dyn Iterator<Item = (usize, u64)>> = match array.data_type() {
+        ArrowDataType::List(_) => Box::new(lengths(array.as_list::<i32>().value_offsets())),
+        ArrowDataType::LargeList(_) => Box::new(lengths(array.as_list::<i64>().value_offsets())),
+        ArrowDataType::Map(_, _) => Box::new(lengths(array.as_map().value_offsets())),
+        _ => return,
+    };
+    for (index, length) in lengths {
+        if array.is_valid(index) {
+            stats.min = Some(stats.min.map_or(length, |m| m.min(length)));
+            stats.max = Some(stats.max.map_or(length, |m| m.max(length)));
+            stats.total += length;
+        }
+    }
+}
+
+/// Wraps a column encoder, collecting statistics of every array it encodes: per stripe (the
+/// Metadata section's stripe statistics) and for the whole file (the footer's).
+pub struct StatisticsEncoder {
+    inner: Box<dyn ColumnStripeEncoder>,
+    /// DECIMAL columns: the type's scale.
+    scale: Option<i8>,
+    /// The current stripe's rows.
+    stripe: Statistics,
+    /// The rows of every finished stripe.
+    file: Statistics,
+    /// The statistics of the last finished stripe.
+    last_stripe: proto::ColumnStatistics,
+    data_type: ArrowDataType,
+}
+
+impl StatisticsEncoder {
+    pub fn new(data_type: &ArrowDataType, inner: Box<dyn ColumnStripeEncoder>) -> Self {
+        let scale = match data_type {
+            ArrowDataType::Decimal128(_, scale) => Some(*scale),
+            _ => None,
         };
-        for (index, length) in lengths {
-            if array.is_valid(index) {
-                stats.min = Some(stats.min.map_or(length, |m| m.min(length)));
-                stats.max = Some(stats.max.map_or(length, |m| m.max(length)));
-                stats.total += length;
-            }
+        Self {
+            inner,
+            scale,
+            stripe: Statistics::new(data_type),
+            file: Statistics::new(data_type),
+            last_stripe: proto::ColumnStatistics::default(),
+            data_type: data_type.clone(),
         }
     }
 }
@@ -145,14 +241,7 @@ impl EstimateMemory for StatisticsEncoder {
 
 impl ColumnStripeEncoder for StatisticsEncoder {
     fn encode_array(&mut self, array: &ArrayRef) -> Result<()> {
-        self.number_of_values += (array.len() - array.null_count()) as u64;
-        self.has_null |= array.null_count() > 0;
-        if let Some((_, stats)) = self.decimal.as_mut() {
-            Self::update_decimal(stats, array);
-        }
-        if let Some(stats) = self.collection.as_mut() {
-            Self::update_collection(stats, array);
-        }
+        self.stripe.update(array);
         self.inner.encode_array(array)
     }
 
@@ -160,7 +249,12 @@ impl ColumnStripeEncoder for StatisticsEncoder {
         self.inner.column_encoding()
     }
 
+    /// Ends the stripe: its statistics become [`Self::stripe_statistics`] and are added to the
+    /// file's.
     fn finish(&mut self) -> Vec<Stream> {
+        let stripe = std::mem::replace(&mut self.stripe, Statistics::new(&self.data_type));
+        self.last_stripe = stripe.to_proto(self.scale);
+        self.file.merge(&stripe);
         self.inner.finish()
     }
 
@@ -173,28 +267,11 @@ impl ColumnStripeEncoder for StatisticsEncoder {
     }
 
     fn statistics(&self) -> proto::ColumnStatistics {
-        let decimal_statistics = self.decimal.as_ref().and_then(|(scale, stats)| {
-            let (min, max) = (stats.min?, stats.max?);
-            Some(proto::DecimalStatistics {
-                minimum: Some(decimal_string(min, *scale)),
-                maximum: Some(decimal_string(max, *scale)),
-                sum: stats.sum.map(|sum| decimal_string(sum, *scale)),
-            })
-        });
-        let collection_statistics = self.collection.as_ref().and_then(|stats| {
-            Some(proto::CollectionStatistics {
-                min_children: Some(stats.min?),
-                max_children: Some(stats.max?),
-                total_children: Some(stats.total),
-            })
-        });
-        proto::ColumnStatistics {
-            number_of_values: Some(self.number_of_values),
-            has_null: Some(self.has_null),
-            decimal_statistics,
-            collection_statistics,
-            ..Default::default()
-        }
+        self.file.to_proto(self.scale)
+    }
+
+    fn stripe_statistics(&self) -> proto::ColumnStatistics {
+        self.last_stripe.clone()
     }
 }
 

@@ -37,6 +37,7 @@ use super::column::{
     LargeStringColumnEncoder, StringColumnEncoder, TimestampColumnEncoder,
 };
 use super::compound::{ListColumnEncoder, MapColumnEncoder, StructColumnEncoder};
+use super::field_metadata::{bounded_string, BoundedStringEncoder};
 use super::statistics::StatisticsEncoder;
 use super::{ColumnEncoding, Stream, StreamType};
 
@@ -78,6 +79,8 @@ pub struct StripeWriter<W> {
     pub row_count: usize,
     compressor: Compressor,
     timezone: Option<String>,
+    /// Column statistics of every finished stripe (the file's Metadata section).
+    stripe_statistics: Vec<proto::StripeStatistics>,
 }
 
 impl<W> EstimateMemory for StripeWriter<W> {
@@ -102,6 +105,7 @@ impl<W: Write> StripeWriter<W> {
             row_count: 0,
             compressor,
             timezone,
+            stripe_statistics: vec![],
         }
     }
 
@@ -132,6 +136,14 @@ impl<W: Write> StripeWriter<W> {
         for c in self.columns.iter_mut() {
             finish_column(c.as_mut(), &mut column_encodings, &mut column_streams);
         }
+        let root = proto::ColumnStatistics {
+            number_of_values: Some(self.row_count as u64),
+            has_null: Some(false),
+            ..Default::default()
+        };
+        let col_stats = collect_statistics(&self.columns, root, |c| c.stripe_statistics());
+        self.stripe_statistics
+            .push(proto::StripeStatistics { col_stats });
         let column_encodings = column_encodings.iter().map(From::from).collect();
 
         let mut written_streams = vec![];
@@ -178,27 +190,47 @@ impl<W: Write> StripeWriter<W> {
     /// Footer statistics of every column in column ID order, the root struct first
     /// (`number_of_rows` values, never null).
     pub fn column_statistics(&self, number_of_rows: u64) -> Vec<proto::ColumnStatistics> {
-        let mut statistics = vec![proto::ColumnStatistics {
+        let root = proto::ColumnStatistics {
             number_of_values: Some(number_of_rows),
             has_null: Some(false),
             ..Default::default()
-        }];
-        fn collect(c: &dyn ColumnStripeEncoder, out: &mut Vec<proto::ColumnStatistics>) {
-            out.push(c.statistics());
-            for child in c.children() {
-                collect(child.as_ref(), out);
-            }
-        }
-        for c in &self.columns {
-            collect(c.as_ref(), &mut statistics);
-        }
-        statistics
+        };
+        collect_statistics(&self.columns, root, |c| c.statistics())
+    }
+
+    /// The column statistics of every finished stripe, in stripe order (the file's Metadata
+    /// section), each in column ID order with the root struct first.
+    pub fn stripe_statistics(&self) -> &[proto::StripeStatistics] {
+        &self.stripe_statistics
     }
 
     /// When finished writing all stripes, return the inner writer.
     pub fn finish(self) -> (W, Compressor) {
         (self.writer, self.compressor)
     }
+}
+
+/// `root` followed by `get` of every column in column ID order (pre-order).
+fn collect_statistics(
+    columns: &[Box<dyn ColumnStripeEncoder>],
+    root: proto::ColumnStatistics,
+    get: impl Fn(&dyn ColumnStripeEncoder) -> proto::ColumnStatistics + Copy,
+) -> Vec<proto::ColumnStatistics> {
+    fn collect(
+        c: &dyn ColumnStripeEncoder,
+        get: impl Fn(&dyn ColumnStripeEncoder) -> proto::ColumnStatistics + Copy,
+        out: &mut Vec<proto::ColumnStatistics>,
+    ) {
+        out.push(get(c));
+        for child in c.children() {
+            collect(child.as_ref(), get, out);
+        }
+    }
+    let mut out = vec![root];
+    for c in columns {
+        collect(c.as_ref(), get, &mut out);
+    }
+    out
 }
 
 /// Emits the streams of `encoder` and its children (column IDs in pre-order, continuing from
@@ -225,6 +257,16 @@ pub(crate) fn create_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
 }
 
 fn create_column_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
+    let encoder = create_type_encoder(field);
+    // An invalid `ORC:type` fails `ArrowWriterBuilder::try_build` (the schema is serialized
+    // there) before any encoder is created.
+    match bounded_string(field).ok().flatten() {
+        Some(t) => Box::new(BoundedStringEncoder::new(encoder, t)),
+        None => encoder,
+    }
+}
+
+fn create_type_encoder(field: &FieldRef) -> Box<dyn ColumnStripeEncoder> {
     match field.data_type() {
         ArrowDataType::Float32 => Box::new(FloatColumnEncoder::new(ColumnEncoding::Direct)),
         ArrowDataType::Float64 => Box::new(DoubleColumnEncoder::new(ColumnEncoding::Direct)),

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use arrow::{
     array::{
-        Array, ArrayRef, Decimal128Array, Decimal128Builder, Int32Array, Int32Builder,
+        Array, ArrayRef, AsArray, Decimal128Array, Decimal128Builder, Int32Array, Int32Builder,
         Int64Builder, LargeListBuilder, ListArray, ListBuilder, MapBuilder, RecordBatch,
         StringArray, StringBuilder, StructArray,
     },
@@ -32,7 +32,17 @@ use arrow::{
 };
 use bytes::Bytes;
 
-use crate::{arrow_writer::ArrowWriterBuilder, statistics::TypeStatistics, ArrowReaderBuilder};
+use std::io::Read;
+
+use prost::Message;
+
+use crate::{
+    arrow_writer::{ArrowWriterBuilder, ORC_TYPE_KEY},
+    proto,
+    statistics::TypeStatistics,
+    stripe::Stripe,
+    ArrowReaderBuilder,
+};
 
 fn write(batches: &[RecordBatch], batch_size: usize, stripe_byte_size: usize) -> Bytes {
     let mut f = vec![];
@@ -360,4 +370,284 @@ fn test_nested_types_and_statistics() {
     };
     assert_eq!(fields[0].data_type(), &ArrowDataType::Decimal128(38, 0));
     assert_eq!(fields[1].name(), "y");
+}
+
+/// `field` with `metadata`.
+fn with_metadata(field: Field, metadata: &[(&str, &str)]) -> Field {
+    field.with_metadata(
+        metadata
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+}
+
+fn id(value: &'static str) -> (&'static str, &'static str) {
+    ("ORC:attribute:paimon.id", value)
+}
+
+/// The footer of an uncompressed file.
+fn footer(f: &Bytes) -> proto::Footer {
+    let ps_len = f[f.len() - 1] as usize;
+    let ps = proto::PostScript::decode(&f[f.len() - 1 - ps_len..f.len() - 1]).unwrap();
+    let end = f.len() - 1 - ps_len;
+    let start = end - ps.footer_length() as usize;
+    proto::Footer::decode(&f[start..end]).unwrap()
+}
+
+fn bounded_string_batch() -> RecordBatch {
+    let element = with_metadata(
+        Field::new("element", ArrowDataType::Utf8, true),
+        &[(ORC_TYPE_KEY, "varchar(2)"), id("99")],
+    );
+    let key = with_metadata(Field::new("key", ArrowDataType::Utf8, false), &[id("98")]);
+    let value = with_metadata(Field::new("value", ArrowDataType::Int32, true), &[id("97")]);
+    let inner = with_metadata(
+        Field::new("a", ArrowDataType::Utf8, true),
+        &[(ORC_TYPE_KEY, "char(2)"), id("11")],
+    );
+    let values = ["a ", "abcdef", "", "é💯xyz"];
+    let strings = || -> ArrayRef {
+        Arc::new(StringArray::from_iter(
+            values.iter().map(Some).chain([None]),
+        ))
+    };
+    let mut list = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(element.clone()));
+    let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new())
+        .with_keys_field(Arc::new(key))
+        .with_values_field(Arc::new(value));
+    for v in values.iter().map(Some).chain([None]) {
+        list.append_value([v.copied(), Some("xyz")]);
+        map.keys().append_value("k");
+        map.values().append_value(1);
+        map.append(true).unwrap();
+    }
+    let s = StructArray::new(Fields::from(vec![inner.clone()]), vec![strings()], None);
+    let map = map.finish();
+    let fields = vec![
+        with_metadata(Field::new("i", ArrowDataType::Int32, true), &[id("0")]),
+        with_metadata(
+            Field::new("c", ArrowDataType::Utf8, true),
+            &[(ORC_TYPE_KEY, "char(3)"), id("1")],
+        ),
+        with_metadata(
+            Field::new("v", ArrowDataType::Utf8, true),
+            &[(ORC_TYPE_KEY, "VARCHAR(4)"), id("2")],
+        ),
+        with_metadata(
+            Field::new("s", s.data_type().clone(), true),
+            &[id("3"), ("ORC:attribute:extra", "x"), ("other", "y")],
+        ),
+        with_metadata(
+            Field::new("l", ArrowDataType::List(Arc::new(element)), true),
+            &[id("4")],
+        ),
+        with_metadata(Field::new("m", map.data_type().clone(), true), &[id("5")]),
+    ];
+    let schema = Arc::new(Schema::new(fields));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from(vec![1, 2, 3, 4, 5])),
+        strings(),
+        strings(),
+        Arc::new(s),
+        Arc::new(list.finish()),
+        Arc::new(map),
+    ];
+    RecordBatch::try_new(schema, columns).unwrap()
+}
+
+#[test]
+fn test_field_metadata_becomes_attributes_and_bounded_string_types() {
+    let f = write(&[bounded_string_batch()], 1024, 64 << 20);
+    let types = footer(&f).types;
+    use proto::r#type::Kind as K;
+    // Pre-order: root, i, c, v, s, s.a, l, l.element, m, m.key, m.value.
+    type Described = (K, Option<u32>, Vec<(String, String)>);
+    let got: Vec<Described> = types
+        .iter()
+        .map(|t| {
+            let attributes = t
+                .attributes
+                .iter()
+                .map(|p| (p.key().to_string(), p.value().to_string()))
+                .collect();
+            (t.kind(), t.maximum_length, attributes)
+        })
+        .collect();
+    let a = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let pid = |v: &str| a(&[("paimon.id", v)]);
+    assert_eq!(
+        got,
+        vec![
+            (K::Struct, None, vec![]),
+            (K::Int, None, pid("0")),
+            (K::Char, Some(3), pid("1")),
+            (K::Varchar, Some(4), pid("2")),
+            (K::Struct, None, a(&[("extra", "x"), ("paimon.id", "3")])),
+            (K::Char, Some(2), pid("11")),
+            (K::List, None, pid("4")),
+            (K::Varchar, Some(2), pid("99")),
+            (K::Map, None, pid("5")),
+            (K::String, None, pid("98")),
+            (K::Int, None, pid("97")),
+        ]
+    );
+}
+
+#[test]
+fn test_char_varchar_written_padded_and_read_as_orc_java() {
+    let batch = bounded_string_batch();
+    let mut f = write(std::slice::from_ref(&batch), 1024, 64 << 20);
+    // The file holds CHAR(3) values padded / truncated, VARCHAR(4) values truncated.
+    let builder = ArrowReaderBuilder::try_new(f.clone()).unwrap();
+    let stripe = Stripe::new(
+        &mut f,
+        &builder.file_metadata,
+        builder.file_metadata().root_data_type(),
+        &builder.file_metadata().stripe_metadatas()[0],
+    )
+    .unwrap();
+    let data = |i: usize| {
+        let mut out = String::new();
+        stripe
+            .stream_map()
+            .get(&stripe.columns()[i], proto::stream::Kind::Data)
+            .read_to_string(&mut out)
+            .unwrap();
+        out
+    };
+    assert_eq!(data(1), "a  abc   é💯x");
+    assert_eq!(data(2), "a abcdé💯xy");
+    // Read back as ORC Java's readers return them: CHAR right-trimmed, at every depth.
+    let read = builder.build().collect::<Result<Vec<_>, _>>().unwrap();
+    let read = concat_batches(&read[0].schema(), &read).unwrap();
+    let strings = |a: &ArrayRef| -> Vec<Option<String>> {
+        a.as_string::<i32>()
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect()
+    };
+    let want = |v: &[Option<&str>]| -> Vec<Option<String>> {
+        v.iter().map(|s| s.map(str::to_string)).collect()
+    };
+    assert_eq!(
+        strings(read.column(1)),
+        want(&[Some("a"), Some("abc"), Some(""), Some("é💯x"), None])
+    );
+    assert_eq!(
+        strings(read.column(2)),
+        want(&[Some("a "), Some("abcd"), Some(""), Some("é💯xy"), None])
+    );
+    assert_eq!(
+        strings(read.column(3).as_struct().column(0)),
+        want(&[Some("a"), Some("ab"), Some(""), Some("é💯"), None])
+    );
+    assert_eq!(
+        strings(read.column(4).as_list::<i32>().values()),
+        want(&[
+            Some("a "),
+            Some("xy"),
+            Some("ab"),
+            Some("xy"),
+            Some(""),
+            Some("xy"),
+            Some("é💯"),
+            Some("xy"),
+            None,
+            Some("xy"),
+        ])
+    );
+}
+
+#[test]
+fn test_invalid_orc_type_fails_before_writing() {
+    for (data_type, value) in [
+        (ArrowDataType::Utf8, "char(0)"),
+        (ArrowDataType::Utf8, "text(3)"),
+        (ArrowDataType::Int32, "char(3)"),
+    ] {
+        let field = with_metadata(Field::new("c", data_type, true), &[(ORC_TYPE_KEY, value)]);
+        let mut file = Vec::new();
+        let result =
+            ArrowWriterBuilder::new(&mut file, Arc::new(Schema::new(vec![field]))).try_build();
+        assert!(result.is_err(), "{value}");
+        assert!(file.is_empty());
+    }
+}
+
+#[test]
+fn test_stripe_statistics_per_stripe_merge_to_file_statistics() {
+    // DECIMAL(10, 2) values i * 101 - 5000 (null when i % 7 == 3) and lists of i % 4 elements
+    // (null when i % 5 == 4), in several stripes.
+    let n = 700;
+    let decimal =
+        Decimal128Array::from_iter((0..n).map(|i| (i % 7 != 3).then_some(i as i128 * 101 - 5000)))
+            .with_precision_and_scale(10, 2)
+            .unwrap();
+    let mut lists = ListBuilder::new(Int32Builder::new());
+    for i in 0..n {
+        if i % 5 == 4 {
+            lists.append_null();
+        } else {
+            lists.append_value((0..i % 4).map(Some));
+        }
+    }
+    let b = batch(vec![
+        ("d", Arc::new(decimal)),
+        ("l", Arc::new(lists.finish())),
+    ]);
+    let f = write(&[b], 64, 512);
+    let reader = ArrowReaderBuilder::try_new(f).unwrap();
+    let metadata = reader.file_metadata();
+    let stripes = metadata.stripe_metadatas();
+    assert!(stripes.len() > 2, "{} stripes", stripes.len());
+    let mut first = 0;
+    let mut values = 0;
+    for stripe in stripes {
+        let rows = first..first + stripe.number_of_rows() as i32;
+        let stats = stripe.column_statistics();
+        // root, d, l, l.element
+        assert_eq!(stats.len(), 4);
+        assert_eq!(stats[0].number_of_values(), rows.len() as u64);
+        let present: Vec<i32> = rows.clone().filter(|i| i % 7 != 3).collect();
+        assert_eq!(stats[1].number_of_values(), present.len() as u64);
+        assert_eq!(stats[1].has_null(), present.len() < rows.len());
+        let Some(TypeStatistics::Decimal { min, max, sum }) = stats[1].type_statistics() else {
+            panic!("no decimal statistics: {:?}", stats[1]);
+        };
+        let cents = |v: i32| decimal_cents(v as i128 * 101 - 5000);
+        assert_eq!(min, &cents(present[0]));
+        assert_eq!(max, &cents(*present.last().unwrap()));
+        let total: i128 = present.iter().map(|&i| i as i128 * 101 - 5000).sum();
+        assert_eq!(sum, &decimal_cents(total));
+        let lists: Vec<i32> = rows.clone().filter(|i| i % 5 != 4).collect();
+        assert_eq!(stats[2].number_of_values(), lists.len() as u64);
+        let Some(TypeStatistics::Collection { total_children, .. }) = stats[2].type_statistics()
+        else {
+            panic!("no collection statistics: {:?}", stats[2]);
+        };
+        let children: u64 = lists.iter().map(|i| (i % 4) as u64).sum();
+        assert_eq!(*total_children, children);
+        assert_eq!(stats[3].number_of_values(), children);
+        values += stats[1].number_of_values();
+        first = rows.end;
+    }
+    assert_eq!(first, n);
+    let file = metadata.column_file_statistics();
+    assert_eq!(file[1].number_of_values(), values);
+    let Some(TypeStatistics::Decimal { min, max, .. }) = file[1].type_statistics() else {
+        panic!("no decimal statistics: {:?}", file[1]);
+    };
+    assert_eq!((min.as_str(), max.as_str()), ("-50.00", "655.99"));
+}
+
+/// An unscaled value of scale 2 as a decimal string.
+fn decimal_cents(v: i128) -> String {
+    let sign = if v < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}", v.abs() / 100, v.abs() % 100)
 }
