@@ -9,7 +9,7 @@
 use crate::expr::StatsSource;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
-use crate::spec::types::{DataField, DataType};
+use crate::spec::types::{DataField, DataType, TypeKind};
 use crate::spec::Datum;
 
 /// Values keyed by field id: a few fields per file, so a vector searched in order beats a
@@ -125,7 +125,11 @@ pub(crate) fn decode_stats(
         let Some(cur) = current.iter().find(|c| c.id == sf.id) else {
             continue;
         };
-        let same_type = cur.data_type.equals_ignore_nullable(&sf.data_type);
+        // CHAR bounds are unknown: ORC files store CHAR(n) values padded to n characters and
+        // Java's ORC stats report them padded, while the values read (trimmed) and a
+        // predicate's literal are not; comparing them could skip a matching file.
+        let same_type = cur.data_type.equals_ignore_nullable(&sf.data_type)
+            && !matches!(cur.data_type.kind, TypeKind::Char(_));
         if same_type {
             if let Some(Some(Some(v))) = mins.as_ref().map(|m| m.get(i).cloned()) {
                 out.min.insert(sf.id, v);

@@ -14,8 +14,10 @@
 //!
 //! With `metadata.stats-dense-store` (default) columns whose mode is `none` and nested
 //! columns are left out and `_VALUE_STATS_COLS` lists the kept names (null when all are kept).
-//! Parquet files: BINARY/VARBINARY and TIMESTAMP(p > 6) columns get no bounds (Java reads stats
-//! from the Parquet footer, where parquet-mr keeps none for them).
+//! Parquet and ORC files: BINARY/VARBINARY and TIMESTAMP(p > 6) columns get no bounds (Java reads
+//! stats from the file footer, where parquet-mr keeps none for them). ORC files: CHAR(n) bounds
+//! are padded with spaces to n characters, as ORC Java's `CharTreeWriter` stores the values and
+//! its footer statistics then report them (Java `OrcSimpleStatsExtractor`).
 
 use arrow_array::{Array, RecordBatch};
 
@@ -36,6 +38,8 @@ struct Column {
     mode: StatsMode,
     /// False for types whose bounds Java does not keep (nested; Parquet binary and INT96).
     bounded: bool,
+    /// CHAR(n) bounds padded to `n` characters (ORC files).
+    pad_to: Option<u32>,
     min: Option<Datum>,
     max: Option<Datum>,
     nulls: i64,
@@ -47,6 +51,17 @@ pub(crate) struct StatsCollector {
     columns: Vec<Column>,
     /// `_VALUE_STATS_COLS`: `None` when every column is kept.
     stats_cols: Option<Vec<String>>,
+}
+
+/// Where Java takes a file's statistics from, which decides what they hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StatsSource {
+    /// The values written (Avro: Java collects them in memory).
+    Values,
+    /// The Parquet footer.
+    Parquet,
+    /// The ORC footer (as Parquet's, and CHAR values padded).
+    Orc,
 }
 
 /// One column to collect: the field, its position in the written batches and its mode.
@@ -72,9 +87,10 @@ fn parquet_bounded(t: &DataType) -> bool {
 }
 
 impl StatsCollector {
-    /// A collector of `columns`; `dense` = `metadata.stats-dense-store`; `parquet` applies the
-    /// Parquet footer limits.
-    pub(crate) fn new(columns: &[StatsColumn<'_>], dense: bool, parquet: bool) -> Self {
+    /// A collector of `columns`; `dense` = `metadata.stats-dense-store`; `source` applies the
+    /// limits of the footer Java reads.
+    pub(crate) fn new(columns: &[StatsColumn<'_>], dense: bool, source: StatsSource) -> Self {
+        let footer = source != StatsSource::Values;
         let mut kept = Vec::new();
         let mut names = Vec::new();
         for c in columns {
@@ -87,7 +103,11 @@ impl StatsCollector {
                 position: c.position,
                 data_type: c.field.data_type.clone(),
                 mode: if nested { StatsMode::None } else { c.mode },
-                bounded: !nested && (!parquet || parquet_bounded(&c.field.data_type)),
+                bounded: !nested && (!footer || parquet_bounded(&c.field.data_type)),
+                pad_to: match c.field.data_type.kind {
+                    TypeKind::Char(n) if source == StatsSource::Orc => Some(n),
+                    _ => None,
+                },
                 min: None,
                 max: None,
                 nulls: 0,
@@ -117,6 +137,10 @@ impl StatsCollector {
                 continue;
             }
             if let Some((lo, hi)) = min_max(array.as_ref(), &c.data_type)? {
+                let (lo, hi) = match c.pad_to {
+                    Some(n) => (pad(lo, n), pad(hi, n)),
+                    None => (lo, hi),
+                };
                 if c.min
                     .as_ref()
                     .is_none_or(|m| lo.compare(m).is_some_and(|o| o.is_lt()))
@@ -171,6 +195,18 @@ fn column_result(c: &Column) -> (Option<Datum>, Option<Datum>, Option<i64>) {
                 ),
             }
         }
+    }
+}
+
+/// A string padded with spaces to `n` characters (ORC Java's CHAR values).
+fn pad(v: Datum, n: u32) -> Datum {
+    match v {
+        Datum::String(mut s) => {
+            let len = s.chars().count();
+            s.extend(std::iter::repeat_n(' ', (n as usize).saturating_sub(len)));
+            Datum::String(s)
+        }
+        other => other,
     }
 }
 

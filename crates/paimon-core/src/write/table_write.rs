@@ -24,7 +24,7 @@ use super::restore::{next_sequence_numbers, NextSequence};
 use super::route::{bucket_dir, Routed, Router};
 use super::row_kind::{kind_array, kinds_from_column, RowKind, RowKindFilter};
 use super::spill::SpillFiles;
-use super::stats::{StatsCollector, StatsColumn};
+use super::stats::{StatsCollector, StatsColumn, StatsSource};
 use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
@@ -102,7 +102,7 @@ impl std::fmt::Debug for TableWrite {
 }
 
 /// The statistics columns of every table column, at `offset` in the written batches.
-fn value_stats(table: &Table, offset: usize, parquet: bool) -> Result<StatsCollector> {
+fn value_stats(table: &Table, offset: usize, source: StatsSource) -> Result<StatsCollector> {
     let options = table.options();
     let fields = &table.schema().fields;
     let modes = fields
@@ -122,7 +122,7 @@ fn value_stats(table: &Table, offset: usize, parquet: bool) -> Result<StatsColle
     Ok(StatsCollector::new(
         &columns,
         options.metadata_stats_dense_store,
-        parquet,
+        source,
     ))
 }
 
@@ -131,8 +131,12 @@ fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>>
     let schema = table.schema();
     let options = table.options().clone();
     let target = arrow_schema(&schema.fields)?;
-    // Parquet and ORC footers keep no bounds for some types (see `stats`).
-    let parquet = matches!(options.file_format, FileFormat::Parquet | FileFormat::Orc);
+    // Parquet and ORC footers keep no bounds for some types, ORC pads CHAR (see `stats`).
+    let source = match options.file_format {
+        FileFormat::Parquet => StatsSource::Parquet,
+        FileFormat::Orc => StatsSource::Orc,
+        _ => StatsSource::Values,
+    };
     let fields = match kv {
         None => schema.fields.clone(),
         Some(kv) => kv.fields.clone(),
@@ -140,7 +144,7 @@ fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>>
     let (file_schema, value_stats, key_stats, key) = match kv {
         None => (
             parquet_schema(&target, &schema.fields),
-            value_stats(table, 0, parquet)?,
+            value_stats(table, 0, source)?,
             None,
             None,
         ),
@@ -158,8 +162,8 @@ fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>>
                 .collect();
             (
                 kv.schema.clone(),
-                value_stats(table, kv.value_offset(), parquet)?,
-                Some(StatsCollector::new(&key_columns, false, parquet)),
+                value_stats(table, kv.value_offset(), source)?,
+                Some(StatsCollector::new(&key_columns, false, source)),
                 Some(kv.file_key.clone()),
             )
         }

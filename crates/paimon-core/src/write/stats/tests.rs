@@ -105,7 +105,7 @@ fn modes_counts_bounds_and_dense_columns() {
             mode,
         })
         .collect();
-    let mut dense = StatsCollector::new(&columns, true, true);
+    let mut dense = StatsCollector::new(&columns, true, StatsSource::Parquet);
     dense.update(&b).unwrap();
     dense.update(&b.slice(0, 1)).unwrap();
     assert_eq!(
@@ -118,7 +118,7 @@ fn modes_counts_bounds_and_dense_columns() {
     assert_eq!(lo, vec![Some(Datum::Int(-7)), s("a ve"), None]);
     assert_eq!(hi, vec![Some(Datum::Int(3)), s("b"), None]);
 
-    let mut full_width = StatsCollector::new(&columns, false, true);
+    let mut full_width = StatsCollector::new(&columns, false, StatsSource::Parquet);
     full_width.update(&b).unwrap();
     assert_eq!(full_width.stats_cols(), None);
     let r = full_width.result().unwrap();
@@ -147,7 +147,7 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
             Some(5),
         ])),
     ]);
-    let mut parquet = StatsCollector::new(&columns, true, true);
+    let mut parquet = StatsCollector::new(&columns, true, StatsSource::Parquet);
     parquet.update(&b).unwrap();
     assert_eq!(parquet.stats_cols(), None);
     let r = parquet.result().unwrap();
@@ -156,7 +156,7 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
         decode(&r, &[t("BYTES"), t("TIMESTAMP(9)")]).0,
         vec![None, None]
     );
-    let mut other = StatsCollector::new(&columns, true, false);
+    let mut other = StatsCollector::new(&columns, true, StatsSource::Values);
     other.update(&b).unwrap();
     let (lo, hi) = decode(&other.result().unwrap(), &[t("BYTES"), t("TIMESTAMP(9)")]);
     assert_eq!(lo[0], Some(Datum::Binary(b"x".to_vec())));
@@ -167,4 +167,36 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
             nanos: 5
         }))
     );
+}
+
+#[test]
+fn orc_char_bounds_are_padded_as_orc_java_stores_them() {
+    let fields = [field(0, "c", "CHAR(5)"), field(1, "v", "VARCHAR(5)")];
+    let columns: Vec<StatsColumn<'_>> = fields
+        .iter()
+        .enumerate()
+        .map(|(position, field)| StatsColumn {
+            field,
+            position,
+            mode: StatsMode::Full,
+        })
+        .collect();
+    let b = batch(vec![
+        Arc::new(StringArray::from(vec![Some("b"), Some("ab"), None])),
+        Arc::new(StringArray::from(vec![Some("b"), Some("ab"), None])),
+    ]);
+    let types = [t("CHAR(5)"), t("VARCHAR(5)")];
+    let s = |v: &str| Some(Datum::String(v.to_string()));
+    let mut orc = StatsCollector::new(&columns, true, StatsSource::Orc);
+    orc.update(&b).unwrap();
+    let (lo, hi) = decode(&orc.result().unwrap(), &types);
+    assert_eq!(lo, vec![s("ab   "), s("ab")]);
+    assert_eq!(hi, vec![s("b    "), s("b")]);
+    for source in [StatsSource::Parquet, StatsSource::Values] {
+        let mut other = StatsCollector::new(&columns, true, source);
+        other.update(&b).unwrap();
+        let (lo, hi) = decode(&other.result().unwrap(), &types);
+        assert_eq!(lo, vec![s("ab"), s("ab")], "{source:?}");
+        assert_eq!(hi, vec![s("b"), s("b")], "{source:?}");
+    }
 }
