@@ -30,6 +30,8 @@ pub(crate) mod row_group_pruning;
 mod scan_read;
 pub(crate) mod selection;
 pub mod table_read;
+#[cfg(test)]
+pub(crate) mod test_files;
 
 pub use file_reader::{
     read_data_file, DataFileRead, RecordBatchStream, RowGroupFilter, SelectiveRead,

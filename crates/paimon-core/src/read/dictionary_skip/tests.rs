@@ -4,11 +4,12 @@ use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
-use parquet::arrow::{ArrowWriter, ParquetRecordBatchStreamBuilder, ProjectionMask};
+use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
 use crate::io::FileIO;
+use crate::read::test_files::{metadata, parquet_bytes};
 
 const ROWS: usize = 4000;
 
@@ -38,17 +39,7 @@ fn file(version: WriterVersion) -> Bytes {
         .set_data_page_row_count_limit(100)
         .set_write_batch_size(100)
         .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-    Bytes::from(out)
-}
-
-fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
-    let options = ArrowReaderOptions::new()
-        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
-    ArrowReaderMetadata::load(bytes, options).unwrap()
+    parquet_bytes(&batch, props)
 }
 
 async fn stored(bytes: Bytes) -> (FileIO, FileIoParquetReader) {

@@ -3,12 +3,11 @@ use std::sync::Arc;
 use arrow_array::{Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 
 use super::*;
+use crate::read::test_files::{metadata, parquet_bytes};
 
 const ROWS: usize = 3000;
 
@@ -32,17 +31,7 @@ fn file(version: WriterVersion, dictionary: bool) -> Bytes {
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_write_page_header_statistics(true)
         .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-    Bytes::from(out)
-}
-
-fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
-    let options = ArrowReaderOptions::new()
-        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
-    ArrowReaderMetadata::load(bytes, options).unwrap()
+    parquet_bytes(&batch, props)
 }
 
 #[test]

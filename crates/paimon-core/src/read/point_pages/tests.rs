@@ -12,13 +12,13 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use arrow_select::concat::concat_batches;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
-use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
 use crate::io::FileIO;
+use crate::read::test_files::{metadata, parquet_bytes};
 
 const ROWS: usize = 5000;
 
@@ -128,20 +128,11 @@ fn written(
         .set_write_batch_size(100)
         .set_max_row_group_row_count(Some(rg_rows))
         .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, b.schema(), Some(props)).unwrap();
-    w.write(&b).unwrap();
-    w.close().unwrap();
-    Bytes::from(out)
+    parquet_bytes(&b, props)
 }
 
 fn write(version: WriterVersion, codec: Compression, dictionary: bool, rg_rows: usize) -> Bytes {
     written(version, codec, dictionary, rg_rows, Some(Encoding::PLAIN))
-}
-
-fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
-    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
-    ArrowReaderMetadata::load(bytes, options).unwrap()
 }
 
 async fn reader(bytes: &Bytes) -> FileIoParquetReader {
@@ -342,11 +333,7 @@ async fn a_point_read_decompresses_part_of_a_page() {
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
         .set_dictionary_enabled(false)
         .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, b.schema(), Some(props)).unwrap();
-    w.write(&b).unwrap();
-    w.close().unwrap();
-    let bytes = Bytes::from(out);
+    let bytes = parquet_bytes(&b, props);
     let meta = metadata(&bytes);
     let loc = &meta.metadata().offset_index().unwrap()[0][6].page_locations()[0];
     let page =

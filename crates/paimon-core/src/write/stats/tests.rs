@@ -131,15 +131,7 @@ fn modes_counts_bounds_and_dense_columns() {
 #[test]
 fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
     let fields = [field(0, "b", "BYTES"), field(1, "ts", "TIMESTAMP(9)")];
-    let columns: Vec<StatsColumn<'_>> = fields
-        .iter()
-        .enumerate()
-        .map(|(position, field)| StatsColumn {
-            field,
-            position,
-            mode: StatsMode::Full,
-        })
-        .collect();
+    let columns = full_columns(&fields);
     let b = batch(vec![
         Arc::new(BinaryArray::from(vec![Some(b"x".as_ref()), None])),
         Arc::new(arrow_array::TimestampNanosecondArray::from(vec![
@@ -172,15 +164,7 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
 #[test]
 fn orc_char_bounds_are_padded_as_orc_java_stores_them() {
     let fields = [field(0, "c", "CHAR(5)"), field(1, "v", "VARCHAR(5)")];
-    let columns: Vec<StatsColumn<'_>> = fields
-        .iter()
-        .enumerate()
-        .map(|(position, field)| StatsColumn {
-            field,
-            position,
-            mode: StatsMode::Full,
-        })
-        .collect();
+    let columns = full_columns(&fields);
     let b = batch(vec![
         Arc::new(StringArray::from(vec![Some("b"), Some("ab"), None])),
         Arc::new(StringArray::from(vec![Some("b"), Some("ab"), None])),
@@ -199,4 +183,17 @@ fn orc_char_bounds_are_padded_as_orc_java_stores_them() {
         assert_eq!(lo, vec![s("ab"), s("ab")], "{source:?}");
         assert_eq!(hi, vec![s("b"), s("b")], "{source:?}");
     }
+}
+
+/// Every field in mode `full`, at its position.
+fn full_columns(fields: &[DataField]) -> Vec<StatsColumn<'_>> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(position, field)| StatsColumn {
+            field,
+            position,
+            mode: StatsMode::Full,
+        })
+        .collect()
 }
