@@ -31,10 +31,21 @@ use super::selection::intersect;
 use crate::spec::row_range::RowRange;
 
 /// The pages of one column chunk a selection touches.
-struct ChunkPages {
-    row_group: usize,
-    column: usize,
-    pages: Vec<Range<u64>>,
+pub(crate) struct ChunkPages {
+    /// The row group.
+    pub(crate) row_group: usize,
+    /// The leaf column.
+    pub(crate) column: usize,
+    /// The touched pages, in file order.
+    pub(crate) pages: Vec<TouchedPage>,
+}
+
+/// A page a selection touches: its bytes (header included) and the selected rows in it.
+pub(crate) struct TouchedPage {
+    /// The page's byte range in the file.
+    pub(crate) range: Range<u64>,
+    /// The selected rows, page-local, ascending.
+    pub(crate) rows: Vec<usize>,
 }
 
 /// Fetches, in one request, the pages of the leaf columns `leaves` with a dictionary that
@@ -50,13 +61,17 @@ pub(crate) async fn without_unused_dictionaries(
 ) -> Option<ArrowReaderMetadata> {
     let md = meta.metadata();
     let chunks: Vec<ChunkPages> = touched_pages(md, row_groups, ranges, leaves)
+        .unwrap_or_default()
         .into_iter()
         .filter(|c| has_dictionary(md, c).is_some())
         .collect();
     if chunks.is_empty() {
         return None;
     }
-    let wanted: Vec<Range<u64>> = chunks.iter().flat_map(|c| c.pages.clone()).collect();
+    let wanted: Vec<Range<u64>> = chunks
+        .iter()
+        .flat_map(|c| c.pages.iter().map(|p| p.range.clone()))
+        .collect();
     let mut kept = reader.clone().keep_fetched();
     // A failed fetch is fetched (and reported) again by the decode.
     let fetched = kept.get_byte_ranges(wanted).await.ok()?;
@@ -79,16 +94,15 @@ pub(crate) async fn without_unused_dictionaries(
     ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new()).ok()
 }
 
-/// Every touched page of every leaf column chunk in `row_groups`, by the offset index.
-fn touched_pages(
+/// Every touched page of every leaf column chunk in `row_groups` (row group by row group,
+/// leaves in the order given), by the offset index; `None` without one.
+pub(crate) fn touched_pages(
     md: &ParquetMetaData,
     row_groups: &[(usize, RowRange)],
     ranges: &[RowRange],
     leaves: &[usize],
-) -> Vec<ChunkPages> {
-    let Some(offsets) = md.offset_index() else {
-        return Vec::new();
-    };
+) -> Option<Vec<ChunkPages>> {
+    let offsets = md.offset_index()?;
     let mut out = Vec::new();
     for (rg, rows) in row_groups {
         let local: Vec<RowRange> = intersect(std::slice::from_ref(rows), ranges)
@@ -96,20 +110,26 @@ fn touched_pages(
             .map(|r| r.start - rows.start..r.end - rows.start)
             .collect();
         for &column in leaves {
-            let Some(index) = offsets.get(*rg).and_then(|cols| cols.get(column)) else {
-                return Vec::new();
-            };
-            let locations = index.page_locations();
+            let locations = offsets.get(*rg)?.get(column)?.page_locations();
             let mut pages = Vec::new();
             for (i, p) in locations.iter().enumerate() {
-                let first = u64::try_from(p.first_row_index).unwrap_or(u64::MAX);
-                let end = locations.get(i + 1).map_or(u64::MAX, |n| {
-                    u64::try_from(n.first_row_index).unwrap_or(u64::MAX)
-                });
-                if local.iter().any(|r| r.start < end && first < r.end) {
-                    let start = u64::try_from(p.offset).unwrap_or(0);
-                    let size = u64::try_from(p.compressed_page_size).unwrap_or(0);
-                    pages.push(start..start + size);
+                let first = u64::try_from(p.first_row_index).ok()?;
+                let end = match locations.get(i + 1) {
+                    Some(n) => u64::try_from(n.first_row_index).ok()?,
+                    None => rows.end - rows.start,
+                };
+                let wanted: Vec<usize> = local
+                    .iter()
+                    .flat_map(|r| r.start.max(first)..r.end.min(end))
+                    .map(|row| usize::try_from(row - first).ok())
+                    .collect::<Option<_>>()?;
+                if !wanted.is_empty() {
+                    let start = u64::try_from(p.offset).ok()?;
+                    let size = u64::try_from(p.compressed_page_size).ok()?;
+                    pages.push(TouchedPage {
+                        range: start..start + size,
+                        rows: wanted,
+                    });
                 }
             }
             out.push(ChunkPages {
@@ -119,7 +139,7 @@ fn touched_pages(
             });
         }
     }
-    out
+    Some(out)
 }
 
 /// The chunk's dictionary page offset, when it has one that ends where its first data page

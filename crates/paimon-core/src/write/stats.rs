@@ -55,7 +55,7 @@ pub(crate) struct StatsCollector {
 
 /// Where Java takes a file's statistics from, which decides what they hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StatsSource {
+pub(crate) enum StatsOrigin {
     /// The values written (Avro: Java collects them in memory).
     Values,
     /// The Parquet footer.
@@ -89,8 +89,8 @@ fn parquet_bounded(t: &DataType) -> bool {
 impl StatsCollector {
     /// A collector of `columns`; `dense` = `metadata.stats-dense-store`; `source` applies the
     /// limits of the footer Java reads.
-    pub(crate) fn new(columns: &[StatsColumn<'_>], dense: bool, source: StatsSource) -> Self {
-        let footer = source != StatsSource::Values;
+    pub(crate) fn new(columns: &[StatsColumn<'_>], dense: bool, source: StatsOrigin) -> Self {
+        let footer = source != StatsOrigin::Values;
         let mut kept = Vec::new();
         let mut names = Vec::new();
         for c in columns {
@@ -105,7 +105,7 @@ impl StatsCollector {
                 mode: if nested { StatsMode::None } else { c.mode },
                 bounded: !nested && (!footer || parquet_bounded(&c.field.data_type)),
                 pad_to: match c.field.data_type.kind {
-                    TypeKind::Char(n) if source == StatsSource::Orc => Some(n),
+                    TypeKind::Char(n) if source == StatsOrigin::Orc => Some(n),
                     _ => None,
                 },
                 min: None,

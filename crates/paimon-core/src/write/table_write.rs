@@ -24,7 +24,7 @@ use super::restore::{next_sequence_numbers, NextSequence};
 use super::route::{bucket_dir, Routed, Router};
 use super::row_kind::{kind_array, kinds_from_column, RowKind, RowKindFilter};
 use super::spill::SpillFiles;
-use super::stats::{StatsCollector, StatsColumn, StatsSource};
+use super::stats::{StatsCollector, StatsColumn, StatsOrigin};
 use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
 use crate::catalog::Table;
@@ -102,7 +102,7 @@ impl std::fmt::Debug for TableWrite {
 }
 
 /// The statistics columns of every table column, at `offset` in the written batches.
-fn value_stats(table: &Table, offset: usize, source: StatsSource) -> Result<StatsCollector> {
+fn value_stats(table: &Table, offset: usize, source: StatsOrigin) -> Result<StatsCollector> {
     let options = table.options();
     let fields = &table.schema().fields;
     let modes = fields
@@ -133,9 +133,9 @@ fn file_spec(table: &Table, kv: Option<&Arc<KvLayout>>) -> Result<Arc<FileSpec>>
     let target = arrow_schema(&schema.fields)?;
     // Parquet and ORC footers keep no bounds for some types, ORC pads CHAR (see `stats`).
     let source = match options.file_format {
-        FileFormat::Parquet => StatsSource::Parquet,
-        FileFormat::Orc => StatsSource::Orc,
-        _ => StatsSource::Values,
+        FileFormat::Parquet => StatsOrigin::Parquet,
+        FileFormat::Orc => StatsOrigin::Orc,
+        _ => StatsOrigin::Values,
     };
     let fields = match kv {
         None => schema.fields.clone(),

@@ -111,6 +111,18 @@ pub async fn read_sorted(path: &Path) -> Vec<String> {
     render_sorted(&table, &batches)
 }
 
+/// Checks that `t` holds exactly the rows of `want`, fully compacts it, checks the same rows
+/// again and returns the reopened table.
+pub async fn same_rows_after_full_compaction(t: &Table, want: &[RecordBatch]) -> Table {
+    let want_rows = render_sorted(t, want);
+    assert_eq!(read_sorted(Path::new(t.location())).await, want_rows);
+    let report = t.compact().full(true).execute().await.unwrap();
+    assert!(report.snapshot_id.is_some());
+    let t = Table::open(t.location()).await.unwrap();
+    assert_eq!(read_sorted(Path::new(t.location())).await, want_rows);
+    t
+}
+
 /// Rows of `batches` (table columns), rendered and sorted.
 pub fn render_sorted(table: &Table, batches: &[RecordBatch]) -> Vec<String> {
     let mut out: Vec<String> = batches

@@ -11,7 +11,10 @@ use paimon_core::spec::manifest::DataFileMeta;
 use paimon_core::Table;
 use serde_json::{json, Value};
 
-use crate::write::{batch, create_table, read_sorted, render_sorted, save_expected, write_commit};
+use crate::write::{
+    batch, create_table, read_sorted, render_sorted, same_rows_after_full_compaction,
+    save_expected, write_commit,
+};
 
 const ROW_R: &str = r#"{"type": "ROW", "fields": [
     {"id": 100, "name": "a", "type": "INT"},
@@ -157,13 +160,7 @@ async fn pk_table_round_trip(name: &str, format: &'static str) -> Vec<String> {
         rows(&t, 100..240, 1),
         rows(&t, 240..260, 2),
     ];
-    let want_rows = render_sorted(&t, &want);
-    assert_eq!(read_sorted(Path::new(t.location())).await, want_rows);
-
-    let report = t.compact().full(true).execute().await.unwrap();
-    assert!(report.snapshot_id.is_some());
-    let t = Table::open(t.location()).await.unwrap();
-    assert_eq!(read_sorted(Path::new(t.location())).await, want_rows);
+    let t = same_rows_after_full_compaction(&t, &want).await;
     save_expected(&t, &want);
     std::fs::read_dir(Path::new(t.location()).join("bucket-0"))
         .unwrap()

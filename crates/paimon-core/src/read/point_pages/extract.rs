@@ -12,7 +12,9 @@ use bytes::Bytes;
 use parquet::basic::{Compression, Type as PhysicalType};
 
 use super::prefix::PagePrefix;
-use crate::read::page_header::{PageHeader, DATA_PAGE_V2, PLAIN, RLE};
+use crate::read::page_header::{
+    PageHeader, DATA_PAGE_V2, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY, RLE,
+};
 
 /// What a flat leaf column is, as far as reading its values goes.
 #[derive(Debug, Clone, Copy)]
@@ -125,8 +127,8 @@ impl Dictionary {
     /// The dictionary page `page` (header first) of a chunk compressed with `codec`.
     pub(crate) fn new(page: Bytes, codec: Compression) -> Option<Dictionary> {
         let h = PageHeader::parse(&page)?;
-        if h.page_type != crate::read::page_header::DICTIONARY_PAGE
-            || !(h.encoding == PLAIN || h.encoding == crate::read::page_header::PLAIN_DICTIONARY)
+        if h.page_type != DICTIONARY_PAGE
+            || !(h.encoding == PLAIN || h.encoding == PLAIN_DICTIONARY)
         {
             return None;
         }
@@ -238,6 +240,48 @@ fn sections(
     Some((values, end, Some(Levels::Shared(4, end))))
 }
 
+/// One run of an RLE/bit-packed hybrid sequence.
+enum Run {
+    /// `len` copies of `value`.
+    Repeated { len: usize, value: u32 },
+    /// `len` values (a multiple of 8) bit-packed from byte `at`.
+    Packed { len: usize, at: usize },
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        match self {
+            Run::Repeated { len, .. } | Run::Packed { len, .. } => *len,
+        }
+    }
+}
+
+/// The run of `width`-bit values starting at `*pos` (before `end`), advancing past it.
+fn next_run(p: &mut PagePrefix, pos: &mut usize, end: usize, width: usize) -> Option<Run> {
+    if *pos >= end {
+        return None;
+    }
+    let header = varint(p, pos)?;
+    let count = usize::try_from(header >> 1).ok()?;
+    if header & 1 == 1 {
+        // `count` groups of 8 values: `width` bytes each.
+        let at = *pos;
+        *pos = pos.checked_add(count.checked_mul(width)?)?;
+        (*pos <= end).then_some(Run::Packed {
+            len: count.checked_mul(8)?,
+            at,
+        })
+    } else {
+        let raw = p.get(*pos, pos.checked_add(width.div_ceil(8))?)?;
+        let value = raw
+            .iter()
+            .enumerate()
+            .fold(0u32, |v, (k, b)| v | u32::from(*b) << (8 * k));
+        *pos += raw.len();
+        Some(Run::Repeated { len: count, value })
+    }
+}
+
 /// For each of `rows` (ascending): whether its definition level is 1, and how many values
 /// (rows with level 1) precede it. Levels are a hybrid run of bit width 1 in `start..end`.
 fn definition(
@@ -249,47 +293,34 @@ fn definition(
     let mut out = Vec::with_capacity(rows.len());
     let mut wanted = rows.iter().copied().peekable();
     let (mut pos, mut row, mut ones) = (start, 0usize, 0usize);
-    while let Some(&next) = wanted.peek() {
-        if pos >= end {
-            return None;
-        }
-        let header = varint(p, &mut pos)?;
-        let count = usize::try_from(header >> 1).ok()?;
-        if header & 1 == 1 {
-            // `count` groups of 8 levels, one byte each.
-            let bytes = p.get(pos, pos.checked_add(count)?.min(end))?;
-            let run_end = row + bytes.len() * 8;
-            let mut next = next;
-            while next < run_end {
-                let i = next - row;
-                let before: usize = bytes[..i / 8]
-                    .iter()
-                    .map(|b| b.count_ones() as usize)
-                    .sum::<usize>()
-                    + (bytes[i / 8] & ((1u8 << (i % 8)) - 1)).count_ones() as usize;
-                out.push((bytes[i / 8] >> (i % 8) & 1 == 1, ones + before));
-                wanted.next();
-                match wanted.peek() {
-                    Some(&n) => next = n,
-                    None => return Some(out),
+    while wanted.peek().is_some() {
+        let run = next_run(p, &mut pos, end, 1)?;
+        let run_end = row.checked_add(run.len())?;
+        match run {
+            Run::Packed { len, at } => {
+                let bytes = p.get(at, at + len / 8)?;
+                while let Some(n) = wanted.next_if(|&n| n < run_end) {
+                    let i = n - row;
+                    let before: usize = bytes[..i / 8]
+                        .iter()
+                        .map(|b| b.count_ones() as usize)
+                        .sum::<usize>()
+                        + (bytes[i / 8] & ((1u8 << (i % 8)) - 1)).count_ones() as usize;
+                    out.push((bytes[i / 8] >> (i % 8) & 1 == 1, ones + before));
+                }
+                ones += bytes.iter().map(|b| b.count_ones() as usize).sum::<usize>();
+            }
+            Run::Repeated { len, value } => {
+                let present = value & 1 == 1;
+                while let Some(n) = wanted.next_if(|&n| n < run_end) {
+                    out.push((present, ones + if present { n - row } else { 0 }));
+                }
+                if present {
+                    ones += len;
                 }
             }
-            ones += bytes.iter().map(|b| b.count_ones() as usize).sum::<usize>();
-            pos += bytes.len();
-            row = run_end;
-        } else {
-            let value = *p.get(pos, pos + 1)?.first()? & 1 == 1;
-            pos += 1;
-            let run_end = row.checked_add(count)?;
-            while let Some(&n) = wanted.peek().filter(|&&n| n < run_end) {
-                out.push((value, ones + if value { n - row } else { 0 }));
-                wanted.next();
-            }
-            if value {
-                ones += count;
-            }
-            row = run_end;
         }
+        row = run_end;
     }
     Some(out)
 }
@@ -307,56 +338,27 @@ fn hybrid(
         return None;
     }
     let w = usize::from(width);
-    let value_bytes = w.div_ceil(8);
     let mut out = Vec::with_capacity(positions.len());
     let mut wanted = positions.iter().copied().peekable();
     let (mut pos, mut index) = (start, 0usize);
-    while let Some(&next) = wanted.peek() {
-        if pos >= end {
-            return None;
+    while wanted.peek().is_some() {
+        let run = next_run(p, &mut pos, end, w)?;
+        let run_end = index.checked_add(run.len())?;
+        while let Some(n) = wanted.next_if(|&n| n < run_end) {
+            out.push(match run {
+                Run::Repeated { value, .. } => value,
+                Run::Packed { at, .. } => {
+                    let bit = (n - index) * w;
+                    let raw = p.get(at + bit / 8, at + (bit + w).div_ceil(8))?;
+                    let word = raw
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |v, (k, b)| v | u64::from(*b) << (8 * k));
+                    ((word >> (bit % 8)) & ((1u64 << w) - 1)) as u32
+                }
+            });
         }
-        let header = varint(p, &mut pos)?;
-        let count = usize::try_from(header >> 1).ok()?;
-        if header & 1 == 1 {
-            let values = count.checked_mul(8)?;
-            let bytes = count.checked_mul(w)?;
-            let run_end = index.checked_add(values)?;
-            let mut next = next;
-            while next < run_end {
-                let bit = (next - index) * w;
-                let from = pos + bit / 8;
-                let take = (bit % 8 + w).div_ceil(8);
-                if from + take > end {
-                    return None;
-                }
-                let raw = p.get(from, from + take)?;
-                let mut word = 0u64;
-                for (k, b) in raw.iter().enumerate() {
-                    word |= u64::from(*b) << (8 * k);
-                }
-                out.push(((word >> (bit % 8)) & ((1u64 << w) - 1)) as u32);
-                wanted.next();
-                match wanted.peek() {
-                    Some(&n) => next = n,
-                    None => return Some(out),
-                }
-            }
-            pos = pos.checked_add(bytes)?;
-            index = run_end;
-        } else {
-            let raw = p.get(pos, pos + value_bytes)?;
-            let mut value = 0u32;
-            for (k, b) in raw.iter().enumerate() {
-                value |= u32::from(*b) << (8 * k);
-            }
-            pos += value_bytes;
-            let run_end = index.checked_add(count)?;
-            while wanted.peek().is_some_and(|&n| n < run_end) {
-                out.push(value);
-                wanted.next();
-            }
-            index = run_end;
-        }
+        index = run_end;
     }
     Some(out)
 }

@@ -38,6 +38,7 @@ use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
 use self::extract::{pick, plain_page, Dictionary, Leaf, Picked};
+use super::dictionary_skip::{touched_pages, TouchedPage};
 use super::page_header::PageHeader;
 use super::parquet::{leaf_columns, FileIoParquetReader};
 use super::selection::intersect;
@@ -59,11 +60,10 @@ pub(crate) struct PointRead<'a> {
     pub(crate) batch_size: usize,
 }
 
-/// One touched page of one leaf: its bytes' range and the wanted page-local rows.
+/// One touched page of one leaf, with its row group.
 struct PageJob {
     row_group: usize,
-    range: Range<u64>,
-    rows: Vec<usize>,
+    page: TouchedPage,
 }
 
 /// What one leaf column needs read.
@@ -80,7 +80,7 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let mut jobs = plan(md, &read)?;
     let wanted: Vec<Range<u64>> = jobs
         .iter()
-        .flat_map(|j| j.pages.iter().map(|p| p.range.clone()))
+        .flat_map(|j| j.pages.iter().map(|p| p.page.range.clone()))
         .collect();
     let mut fetched = read
         .reader
@@ -126,9 +126,9 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
 /// The leaves and pages to read; `None` when a column is not flat or an index is missing.
 fn plan(md: &ParquetMetaData, read: &PointRead<'_>) -> Option<Vec<LeafJob>> {
     let schema = md.file_metadata().schema_descr();
-    let offsets = md.offset_index()?;
-    let mut jobs = Vec::new();
-    for column in leaf_columns(md, read.roots) {
+    let columns = leaf_columns(md, read.roots);
+    let mut jobs = Vec::with_capacity(columns.len());
+    for &column in &columns {
         let c = schema.column(column);
         if c.max_rep_level() != 0 || !schema.get_column_root(column).is_primitive() {
             return None;
@@ -140,35 +140,13 @@ fn plan(md: &ParquetMetaData, read: &PointRead<'_>) -> Option<Vec<LeafJob>> {
             pages: Vec::new(),
         });
     }
-    for (rg, rows) in read.groups {
-        let local: Vec<RowRange> = intersect(std::slice::from_ref(rows), read.ranges)
-            .into_iter()
-            .map(|r| r.start - rows.start..r.end - rows.start)
-            .collect();
-        for job in &mut jobs {
-            let locations = offsets.get(*rg)?.get(job.column)?.page_locations();
-            for (i, p) in locations.iter().enumerate() {
-                let first = u64::try_from(p.first_row_index).ok()?;
-                let end = match locations.get(i + 1) {
-                    Some(n) => u64::try_from(n.first_row_index).ok()?,
-                    None => rows.end - rows.start,
-                };
-                let wanted: Vec<usize> = local
-                    .iter()
-                    .flat_map(|r| r.start.max(first)..r.end.min(end))
-                    .map(|row| usize::try_from(row - first).ok())
-                    .collect::<Option<_>>()?;
-                if !wanted.is_empty() {
-                    let start = u64::try_from(p.offset).ok()?;
-                    let size = u64::try_from(p.compressed_page_size).ok()?;
-                    job.pages.push(PageJob {
-                        row_group: *rg,
-                        range: start..start + size,
-                        rows: wanted,
-                    });
-                }
-            }
-        }
+    for chunk in touched_pages(md, read.groups, read.ranges, &columns)? {
+        let job = jobs.iter_mut().find(|j| j.column == chunk.column)?;
+        job.pages
+            .extend(chunk.pages.into_iter().map(|page| PageJob {
+                row_group: chunk.row_group,
+                page,
+            }));
     }
     Some(jobs)
 }
@@ -224,7 +202,14 @@ fn pick_leaf(
             }),
             None => None,
         };
-        pick(bytes, &job.leaf, codec, dictionary, &p.rows, &mut picked)?;
+        pick(
+            bytes,
+            &job.leaf,
+            codec,
+            dictionary,
+            &p.page.rows,
+            &mut picked,
+        )?;
     }
     Some(picked)
 }
@@ -235,8 +220,15 @@ fn arrow_decode(
     read: &PointRead<'_>,
     columns: Vec<(usize, Leaf, Picked)>,
 ) -> Option<Vec<RecordBatch>> {
-    let rows = columns.first().map_or(0, |c| c.2.rows);
-    if columns.iter().any(|c| c.2.rows != rows) {
+    // Every column holds every selected row, or the read does not apply.
+    let rows: u64 = read
+        .groups
+        .iter()
+        .flat_map(|(_, g)| intersect(std::slice::from_ref(g), read.ranges))
+        .map(|r| r.end - r.start)
+        .sum();
+    let rows = usize::try_from(rows).ok()?;
+    if columns.is_empty() || columns.iter().any(|c| c.2.rows != rows) {
         return None;
     }
     let schema = meta.parquet_schema();

@@ -105,7 +105,7 @@ fn modes_counts_bounds_and_dense_columns() {
             mode,
         })
         .collect();
-    let mut dense = StatsCollector::new(&columns, true, StatsSource::Parquet);
+    let mut dense = StatsCollector::new(&columns, true, StatsOrigin::Parquet);
     dense.update(&b).unwrap();
     dense.update(&b.slice(0, 1)).unwrap();
     assert_eq!(
@@ -118,7 +118,7 @@ fn modes_counts_bounds_and_dense_columns() {
     assert_eq!(lo, vec![Some(Datum::Int(-7)), s("a ve"), None]);
     assert_eq!(hi, vec![Some(Datum::Int(3)), s("b"), None]);
 
-    let mut full_width = StatsCollector::new(&columns, false, StatsSource::Parquet);
+    let mut full_width = StatsCollector::new(&columns, false, StatsOrigin::Parquet);
     full_width.update(&b).unwrap();
     assert_eq!(full_width.stats_cols(), None);
     let r = full_width.result().unwrap();
@@ -139,7 +139,7 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
             Some(5),
         ])),
     ]);
-    let mut parquet = StatsCollector::new(&columns, true, StatsSource::Parquet);
+    let mut parquet = StatsCollector::new(&columns, true, StatsOrigin::Parquet);
     parquet.update(&b).unwrap();
     assert_eq!(parquet.stats_cols(), None);
     let r = parquet.result().unwrap();
@@ -148,7 +148,7 @@ fn all_columns_kept_means_null_stats_cols_and_parquet_binary_has_no_bounds() {
         decode(&r, &[t("BYTES"), t("TIMESTAMP(9)")]).0,
         vec![None, None]
     );
-    let mut other = StatsCollector::new(&columns, true, StatsSource::Values);
+    let mut other = StatsCollector::new(&columns, true, StatsOrigin::Values);
     other.update(&b).unwrap();
     let (lo, hi) = decode(&other.result().unwrap(), &[t("BYTES"), t("TIMESTAMP(9)")]);
     assert_eq!(lo[0], Some(Datum::Binary(b"x".to_vec())));
@@ -171,12 +171,12 @@ fn orc_char_bounds_are_padded_as_orc_java_stores_them() {
     ]);
     let types = [t("CHAR(5)"), t("VARCHAR(5)")];
     let s = |v: &str| Some(Datum::String(v.to_string()));
-    let mut orc = StatsCollector::new(&columns, true, StatsSource::Orc);
+    let mut orc = StatsCollector::new(&columns, true, StatsOrigin::Orc);
     orc.update(&b).unwrap();
     let (lo, hi) = decode(&orc.result().unwrap(), &types);
     assert_eq!(lo, vec![s("ab   "), s("ab")]);
     assert_eq!(hi, vec![s("b    "), s("b")]);
-    for source in [StatsSource::Parquet, StatsSource::Values] {
+    for source in [StatsOrigin::Parquet, StatsOrigin::Values] {
         let mut other = StatsCollector::new(&columns, true, source);
         other.update(&b).unwrap();
         let (lo, hi) = decode(&other.result().unwrap(), &types);
