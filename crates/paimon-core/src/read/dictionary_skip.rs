@@ -44,8 +44,11 @@ pub(crate) struct ChunkPages {
 pub(crate) struct TouchedPage {
     /// The page's byte range in the file.
     pub(crate) range: Range<u64>,
-    /// The selected rows, page-local, ascending.
-    pub(crate) rows: Vec<usize>,
+    /// The page's first row, counted from its row group's first row.
+    pub(crate) first_row: u64,
+    /// The selected rows, page-local: sorted, disjoint, non-empty ranges (a key pass selects
+    /// whole pages of rows, so they are not listed one by one).
+    pub(crate) rows: Vec<Range<usize>>,
 }
 
 /// Fetches, in one request, the pages of the leaf columns `leaves` with a dictionary that
@@ -118,16 +121,20 @@ pub(crate) fn touched_pages(
                     Some(n) => u64::try_from(n.first_row_index).ok()?,
                     None => rows.end - rows.start,
                 };
-                let wanted: Vec<usize> = local
-                    .iter()
-                    .flat_map(|r| r.start.max(first)..r.end.min(end))
-                    .map(|row| usize::try_from(row - first).ok())
-                    .collect::<Option<_>>()?;
+                let mut wanted: Vec<Range<usize>> = Vec::new();
+                for r in &local {
+                    let (from, to) = (r.start.max(first), r.end.min(end));
+                    if from < to {
+                        let from = usize::try_from(from - first).ok()?;
+                        wanted.push(from..usize::try_from(to - first).ok()?);
+                    }
+                }
                 if !wanted.is_empty() {
                     let start = u64::try_from(p.offset).ok()?;
                     let size = u64::try_from(p.compressed_page_size).ok()?;
                     pages.push(TouchedPage {
                         range: start..start + size,
+                        first_row: first,
                         rows: wanted,
                     });
                 }

@@ -9,11 +9,14 @@
 //! that, a second pass saves nothing. Fails open: a key pass that cannot decode, or values that are not sorted, leave
 //! the selection unchanged (counted as a fallback).
 
+mod plain_keys;
+
 use arrow_array::ArrayRef;
 use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 
+use self::plain_keys::PlainKeys;
 use super::dictionary_skip::without_unused_dictionaries;
 use super::evolution::ReadMapping;
 use super::file_reader::DataFileRead;
@@ -60,9 +63,17 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
     if candidates <= pass.read.batch_size as u64 {
         return None;
     }
-    let found = match decode_keys(&pass, key, &kept_rows, candidates).await {
-        Some(keys) => search_keys(&keys, key, &intervals, &positions),
+    let plain = match key_leaf(&pass, key) {
+        Some(leaf) => plain_keys::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
+    };
+    let found = match plain {
+        Some(PlainKeys::Found(rows)) => Some(intersect(&positions, &rows)),
+        Some(PlainKeys::Unsorted) => None,
+        None => match decode_keys(&pass, key, &kept_rows, candidates).await {
+            Some(keys) => search_keys(&keys, key, &intervals, &positions),
+            None => None,
+        },
     };
     match &found {
         Some(rows) => {
@@ -72,6 +83,20 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
         None => s.metrics.add_key_search_fallback(),
     }
     found
+}
+
+/// The key column's one leaf in the file.
+fn key_leaf(pass: &KeyPass<'_>, key: &DataField) -> Option<usize> {
+    let mapping = ReadMapping::new(
+        std::slice::from_ref(key),
+        &pass.read.file_fields,
+        pass.physical,
+    )
+    .ok()?;
+    match leaf_columns(pass.meta.metadata(), mapping.roots()).as_slice() {
+        [leaf] => Some(*leaf),
+        _ => None,
+    }
 }
 
 fn search_keys(

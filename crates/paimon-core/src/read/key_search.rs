@@ -16,7 +16,9 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use arrow_array::Array;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Int16Type, Int32Type, Int64Type, Int8Type};
+use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_ord::ord::make_comparator;
 use arrow_schema::SortOptions;
 
@@ -28,10 +30,10 @@ use crate::write::datum::datum_at;
 /// A closed interval of key values (`low <= key <= high`, each end inclusive or not).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct KeyInterval {
-    low: Datum,
-    low_inclusive: bool,
-    high: Datum,
-    high_inclusive: bool,
+    pub(crate) low: Datum,
+    pub(crate) low_inclusive: bool,
+    pub(crate) high: Datum,
+    pub(crate) high_inclusive: bool,
 }
 
 /// One end of an interval while intervals are combined: `None` is unbounded.
@@ -249,6 +251,23 @@ fn partition_point(
 
 /// Whether the values are in non-decreasing Arrow order.
 fn is_sorted(keys: &dyn Array) -> bool {
+    // Integers are compared directly: a dynamic comparator call per value costs more than the
+    // search it guards.
+    fn ascending<T: ArrowPrimitiveType>(keys: &dyn Array) -> Option<bool>
+    where
+        T::Native: PartialOrd,
+    {
+        let values = keys.as_primitive_opt::<T>()?.values();
+        Some(values.windows(2).all(|w| w[0] <= w[1]))
+    }
+    let direct = ascending::<Int64Type>(keys)
+        .or_else(|| ascending::<Int32Type>(keys))
+        .or_else(|| ascending::<Int16Type>(keys))
+        .or_else(|| ascending::<Int8Type>(keys))
+        .or_else(|| ascending::<Date32Type>(keys));
+    if let Some(sorted) = direct {
+        return sorted;
+    }
     let Ok(cmp) = make_comparator(keys, keys, SortOptions::default()) else {
         return false;
     };

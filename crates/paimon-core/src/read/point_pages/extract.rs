@@ -199,7 +199,7 @@ pub(crate) fn pick(
 }
 
 /// Where a page's definition levels are.
-enum Levels {
+pub(super) enum Levels {
     /// In the values' section (v1 pages): bytes `start..end`.
     Shared(usize, usize),
     /// In their own uncompressed section (v2 pages).
@@ -207,7 +207,7 @@ enum Levels {
 }
 
 /// The values' section of a page, where its values start in it, and its definition levels.
-fn sections(
+pub(super) fn sections(
     h: &PageHeader,
     data: Bytes,
     leaf: &Leaf,

@@ -20,6 +20,9 @@
 mod extract;
 mod prefix;
 
+pub(crate) use self::extract::Leaf;
+pub(crate) use self::prefix::PagePrefix;
+
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -37,9 +40,9 @@ use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
-use self::extract::{pick, plain_page, Dictionary, Leaf, Picked};
+use self::extract::{pick, plain_page, Dictionary, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
-use super::page_header::PageHeader;
+use super::page_header::{PageHeader, PLAIN};
 use super::parquet::{leaf_columns, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
@@ -123,6 +126,26 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     arrow_decode(read.meta, &read, columns)
 }
 
+/// The values of a PLAIN data page (`page`: header first) of a required flat leaf: the
+/// section holding them (decompressed as far as asked), where they start in it, and how many
+/// there are; `None` for another kind of page, or a header that cannot be read.
+pub(crate) fn required_plain_values(
+    page: Bytes,
+    leaf: &Leaf,
+    codec: Compression,
+) -> Option<(PagePrefix, usize, usize)> {
+    let h = PageHeader::parse(&page)?;
+    if !h.is_data_page() || h.encoding != PLAIN || leaf.max_def != 0 {
+        return None;
+    }
+    let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+    let (values, start, levels) = extract::sections(&h, data, leaf, codec)?;
+    if levels.is_some() {
+        return None;
+    }
+    Some((values, start, usize::try_from(h.num_values).ok()?))
+}
+
 /// The leaves and pages to read; `None` when a column is not flat or an index is missing.
 fn plan(md: &ParquetMetaData, read: &PointRead<'_>) -> Option<Vec<LeafJob>> {
     let schema = md.file_metadata().schema_descr();
@@ -202,14 +225,9 @@ fn pick_leaf(
             }),
             None => None,
         };
-        pick(
-            bytes,
-            &job.leaf,
-            codec,
-            dictionary,
-            &p.page.rows,
-            &mut picked,
-        )?;
+        // A tiny selection: its rows one by one.
+        let rows: Vec<usize> = p.page.rows.iter().flat_map(Range::clone).collect();
+        pick(bytes, &job.leaf, codec, dictionary, &rows, &mut picked)?;
     }
     Some(picked)
 }

@@ -9,7 +9,7 @@
 
 use bytes::Bytes;
 use parquet::basic::Compression;
-use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
 
 /// Compressed bytes fed to the zstd decoder per step.
 const ZSTD_STEP: usize = 16 * 1024;
@@ -45,7 +45,12 @@ impl PagePrefix {
                 prefix.consumed = prefix.input.len();
             }
             Compression::ZSTD(_) => {
-                prefix.zstd = Some(Decoder::new().ok()?);
+                let mut decoder = Decoder::new().ok()?;
+                // The output buffer is reserved whole and never moves, so zstd may decode
+                // straight into it instead of into a window buffer of its own copied out
+                // afterwards (twice the memory touched). Without the setting it still works.
+                let _ = decoder.set_parameter(DParameter::StableOutBuffer(true));
+                prefix.zstd = Some(decoder);
                 // Capacity only: the memory is touched as it is written.
                 prefix.out = Vec::with_capacity(total);
             }
