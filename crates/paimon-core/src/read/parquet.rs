@@ -62,6 +62,9 @@ pub struct FileIoParquetReader {
     /// clone: the key column's pages are fetched once for both passes.
     fetched: Arc<Mutex<Vec<(u64, Bytes)>>>,
     keep: bool,
+    /// Data sections of pages decompressed whole by a key pass, by the page's offset, for the
+    /// point read of the same rows (shared by clones).
+    decompressed: Arc<Mutex<Vec<(u64, Bytes)>>>,
 }
 
 impl FileIoParquetReader {
@@ -74,7 +77,23 @@ impl FileIoParquetReader {
             tail: None,
             fetched: Arc::default(),
             keep: false,
+            decompressed: Arc::default(),
         }
+    }
+
+    /// Keeps the decompressed data section of the page at `page_offset` for later passes.
+    pub(crate) fn keep_decompressed(&self, page_offset: u64, section: Bytes) {
+        if let Ok(mut kept) = self.decompressed.lock() {
+            kept.push((page_offset, section));
+        }
+    }
+
+    /// The decompressed data section of the page at `page_offset`, when a pass kept it.
+    pub(crate) fn decompressed(&self, page_offset: u64) -> Option<Bytes> {
+        let kept = self.decompressed.lock().ok()?;
+        kept.iter()
+            .find(|(offset, _)| *offset == page_offset)
+            .map(|(_, b)| b.clone())
     }
 
     /// Makes this reader keep every range it fetches for its clones (see the field docs).

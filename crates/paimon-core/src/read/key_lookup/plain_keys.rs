@@ -77,6 +77,7 @@ pub(super) async fn search(
             pages.push((group_start + p.first_row, codec));
         }
     }
+    let offsets: Vec<u64> = wanted.iter().map(|r| r.start).collect();
     // Kept for the full read, which reads the key column too.
     let fetched = pass
         .reader
@@ -86,7 +87,7 @@ pub(super) async fn search(
         .await
         .ok()?;
     let mut searched = Searched::default();
-    for ((first_row, codec), page) in pages.into_iter().zip(fetched) {
+    for (((first_row, codec), page), offset) in pages.into_iter().zip(fetched).zip(offsets) {
         let (mut section, start, count) = required_plain_values(page, &leaf_kind, codec)?;
         let end = start.checked_add(count.checked_mul(width)?)?;
         let bytes = section.get(start, end)?;
@@ -97,6 +98,10 @@ pub(super) async fn search(
         };
         if !sorted {
             return Some(PlainKeys::Unsorted);
+        }
+        // The point read of the rows found decodes this page again: it is decompressed.
+        if let Some(whole) = section.into_complete() {
+            pass.reader.keep_decompressed(offset, whole);
         }
     }
     Some(PlainKeys::Found(searched.rows))

@@ -142,17 +142,31 @@ impl Dictionary {
     }
 }
 
-/// Appends the values of `rows` (ascending, page-local) of the data page `page` (header first)
-/// to `out`; `None` when the page is not one this module reads (`dictionary` is needed for
+/// One data page as fetched.
+pub(crate) struct FetchedPage {
+    /// The page's bytes, header first.
+    pub(crate) bytes: Bytes,
+    /// Its column chunk's codec.
+    pub(crate) codec: Compression,
+    /// Its data section already decompressed (by a key pass), if it was.
+    pub(crate) ready: Option<Bytes>,
+}
+
+/// Appends the values of `rows` (ascending, page-local) of the data page `page` to `out`;
+/// `None` when the page is not one this module reads (`dictionary` is needed for
 /// dictionary-encoded pages).
 pub(crate) fn pick(
-    page: Bytes,
+    page: FetchedPage,
     leaf: &Leaf,
-    codec: Compression,
     dictionary: Option<&mut Dictionary>,
     rows: &[usize],
     out: &mut Picked,
 ) -> Option<()> {
+    let FetchedPage {
+        bytes: page,
+        codec,
+        ready,
+    } = page;
     let h = PageHeader::parse(&page)?;
     if !h.is_data_page() {
         return None;
@@ -162,7 +176,7 @@ pub(crate) fn pick(
     if rows.last().is_some_and(|&r| r >= num_values) {
         return None;
     }
-    let (mut values, values_start, levels) = sections(&h, data, leaf, codec)?;
+    let (mut values, values_start, levels) = sections(&h, data, leaf, codec, ready)?;
     // Each picked row: present, and its index among the page's values.
     let located: Vec<(bool, usize)> = match levels {
         Some(Levels::Shared(start, end)) => definition(&mut values, start, end, rows)?,
@@ -207,12 +221,21 @@ pub(super) enum Levels {
 }
 
 /// The values' section of a page, where its values start in it, and its definition levels.
+/// `ready`: the section already decompressed (a key pass decompressed this page of a required
+/// column whole), used when its size is the header's.
 pub(super) fn sections(
     h: &PageHeader,
     data: Bytes,
     leaf: &Leaf,
     codec: Compression,
+    ready: Option<Bytes>,
 ) -> Option<(PagePrefix, usize, Option<Levels>)> {
+    if let Some(values) = ready {
+        let required = leaf.max_def == 0 && h.def_len == 0 && h.rep_len == 0;
+        if required && values.len() == h.uncompressed_size {
+            return Some((PagePrefix::plain(values), 0, None));
+        }
+    }
     if h.page_type == DATA_PAGE_V2 {
         if h.rep_len != 0 || (leaf.max_def == 0) != (h.def_len == 0) {
             return None;

@@ -40,7 +40,7 @@ use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
-use self::extract::{pick, plain_page, Dictionary, Picked};
+use self::extract::{pick, plain_page, Dictionary, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
 use super::page_header::{PageHeader, PLAIN};
 use super::parquet::{leaf_columns, FileIoParquetReader};
@@ -114,8 +114,17 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
             .filter(|((_, c), _)| *c == job.column)
             .map(|((rg, _), b)| (*rg, b.clone()))
             .collect();
+        // Pages a key pass decompressed whole.
+        let ready: HashMap<u64, Bytes> = job
+            .pages
+            .iter()
+            .filter_map(|p| {
+                let start = p.page.range.start;
+                Some((start, read.reader.decompressed(start)?))
+            })
+            .collect();
         tasks.push(tokio::spawn(async move {
-            let picked = pick_leaf(&job, bytes, &codecs, dicts)?;
+            let picked = pick_leaf(&job, bytes, &codecs, dicts, ready)?;
             Some((job.column, job.leaf, picked))
         }));
     }
@@ -139,7 +148,7 @@ pub(crate) fn required_plain_values(
         return None;
     }
     let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
-    let (values, start, levels) = extract::sections(&h, data, leaf, codec)?;
+    let (values, start, levels) = extract::sections(&h, data, leaf, codec, None)?;
     if levels.is_some() {
         return None;
     }
@@ -213,6 +222,7 @@ fn pick_leaf(
     pages: Vec<Bytes>,
     codecs: &HashMap<usize, Compression>,
     dictionaries: HashMap<usize, Bytes>,
+    mut ready: HashMap<u64, Bytes>,
 ) -> Option<Picked> {
     let mut picked = Picked::default();
     let mut decoded: HashMap<usize, Dictionary> = HashMap::new();
@@ -227,7 +237,12 @@ fn pick_leaf(
         };
         // A tiny selection: its rows one by one.
         let rows: Vec<usize> = p.page.rows.iter().flat_map(Range::clone).collect();
-        pick(bytes, &job.leaf, codec, dictionary, &rows, &mut picked)?;
+        let page = FetchedPage {
+            bytes,
+            codec,
+            ready: ready.remove(&p.page.range.start),
+        };
+        pick(page, &job.leaf, dictionary, &rows, &mut picked)?;
     }
     Some(picked)
 }

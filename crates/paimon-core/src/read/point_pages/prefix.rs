@@ -79,6 +79,11 @@ impl PagePrefix {
         }
     }
 
+    /// The whole section, when it has been decompressed to its end.
+    pub(crate) fn into_complete(self) -> Option<Bytes> {
+        (self.out.len() == self.total).then(|| Bytes::from(self.out))
+    }
+
     /// The section's decompressed size.
     pub(crate) fn total(&self) -> usize {
         self.total

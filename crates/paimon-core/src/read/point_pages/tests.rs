@@ -352,7 +352,62 @@ async fn a_point_read_decompresses_part_of_a_page() {
         p.decompressed(),
         h.uncompressed_size
     );
-    pick(page, &leaf, codec, None, &[5], &mut picked).unwrap();
+    let page = FetchedPage {
+        bytes: page,
+        codec,
+        ready: None,
+    };
+    pick(page, &leaf, None, &[5], &mut picked).unwrap();
     assert_eq!(picked.rows, 1);
     assert_eq!(&picked.plain[4..], b"string-5-xxxxx");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
+    // Column 0 (`id`, required INT64, PLAIN): its first page's section, kept decompressed with
+    // one value changed, is what the point read returns; a section of the wrong size is not
+    // used.
+    let b = batch(ROWS);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(700)
+        .set_write_batch_size(100)
+        .build();
+    let bytes = parquet_bytes(&b, props);
+    let meta = metadata(&bytes);
+    let loc = &meta.metadata().offset_index().unwrap()[0][0].page_locations()[0];
+    let page =
+        bytes.slice(loc.offset as usize..(loc.offset + loc.compressed_page_size as i64) as usize);
+    let h = PageHeader::parse(&page).unwrap();
+    let codec = meta.metadata().row_group(0).column(0).compression();
+    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let mut section = prefix::PagePrefix::new(data, h.uncompressed_size, codec).unwrap();
+    let mut whole = section.get(0, h.uncompressed_size).unwrap().to_vec();
+    // Row 5's value (5 * 3) becomes 77.
+    whole[40..48].copy_from_slice(&77i64.to_le_bytes());
+    let g = groups(&meta);
+    let rows = [5..6];
+    let read = |r| PointRead {
+        reader: r,
+        meta: &meta,
+        groups: &g,
+        ranges: &rows,
+        roots: &[0],
+        batch_size: 1024,
+    };
+    let ids = |batches: Vec<RecordBatch>| {
+        let b = concat_batches(&batches[0].schema(), &batches).unwrap();
+        b.column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap()
+            .value(0)
+    };
+    let r = reader(&bytes).await;
+    r.keep_decompressed(loc.offset as u64, Bytes::from(whole.clone()));
+    assert_eq!(ids(decode(read(&r)).await.unwrap()), 77);
+    let r = reader(&bytes).await;
+    r.keep_decompressed(loc.offset as u64, Bytes::from(whole[..40].to_vec()));
+    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
 }
