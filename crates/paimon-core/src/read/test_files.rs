@@ -20,3 +20,33 @@ pub(crate) fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
     let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
     ArrowReaderMetadata::load(bytes, options).unwrap()
 }
+
+/// `bytes` as the file `f.parquet` of an in-memory store, and a reader of it.
+pub(crate) async fn reader(bytes: &Bytes) -> crate::read::parquet::FileIoParquetReader {
+    let store = std::sync::Arc::new(object_store::memory::InMemory::new());
+    let io = crate::io::FileIO::from_store("memory://t", store).unwrap();
+    io.write("memory://t/f.parquet", bytes.clone())
+        .await
+        .unwrap();
+    crate::read::parquet::FileIoParquetReader::new(
+        io,
+        "memory://t/f.parquet".into(),
+        bytes.len() as u64,
+    )
+}
+
+/// The row groups of a file, each with its file-global rows.
+pub(crate) fn groups(meta: &ArrowReaderMetadata) -> Vec<(usize, crate::spec::row_range::RowRange)> {
+    let mut start = 0u64;
+    meta.metadata()
+        .row_groups()
+        .iter()
+        .enumerate()
+        .map(|(i, rg)| {
+            let end = start + rg.num_rows() as u64;
+            let g = (i, start..end);
+            start = end;
+            g
+        })
+        .collect()
+}

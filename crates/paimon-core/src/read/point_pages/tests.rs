@@ -17,8 +17,7 @@ use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
-use crate::io::FileIO;
-use crate::read::test_files::{metadata, parquet_bytes};
+use crate::read::test_files::{groups, metadata, parquet_bytes, reader};
 
 const ROWS: usize = 5000;
 
@@ -133,31 +132,6 @@ fn written(
 
 fn write(version: WriterVersion, codec: Compression, dictionary: bool, rg_rows: usize) -> Bytes {
     written(version, codec, dictionary, rg_rows, Some(Encoding::PLAIN))
-}
-
-async fn reader(bytes: &Bytes) -> FileIoParquetReader {
-    let store = Arc::new(object_store::memory::InMemory::new());
-    let io = FileIO::from_store("memory://t", store).unwrap();
-    io.write("memory://t/f.parquet", bytes.clone())
-        .await
-        .unwrap();
-    FileIoParquetReader::new(io, "memory://t/f.parquet".into(), bytes.len() as u64)
-}
-
-/// Row groups with their file-global rows.
-fn groups(meta: &ArrowReaderMetadata) -> Vec<(usize, RowRange)> {
-    let mut start = 0u64;
-    meta.metadata()
-        .row_groups()
-        .iter()
-        .enumerate()
-        .map(|(i, rg)| {
-            let end = start + rg.num_rows() as u64;
-            let g = (i, start..end);
-            start = end;
-            g
-        })
-        .collect()
 }
 
 /// What arrow-rs reads of `ranges`, all columns `roots`, as one batch.

@@ -10,11 +10,9 @@ use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
-use crate::io::FileIO;
 use crate::read::file_reader::DataFileRead;
 use crate::read::key_search::key_intervals;
-use crate::read::parquet::FileIoParquetReader;
-use crate::read::test_files::{metadata, parquet_bytes};
+use crate::read::test_files::{groups, metadata, parquet_bytes, reader};
 use crate::spec::types::DataType;
 
 const ROWS: usize = 3000;
@@ -68,29 +66,22 @@ fn props(
         .set_max_row_group_row_count(Some(1000))
 }
 
+/// The key intervals of `sql`.
+fn intervals(key: &DataField, sql: &str) -> Vec<KeyInterval> {
+    let schema = crate::test_util::schema_of(vec![key.clone()]);
+    let predicate = crate::expr::parse_predicate(sql)
+        .unwrap()
+        .bind(&schema)
+        .unwrap();
+    key_intervals(&predicate, 0).unwrap()
+}
+
 /// The search of `sql` over every row of `bytes`.
 async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<PlainKeys> {
-    let store = Arc::new(object_store::memory::InMemory::new());
-    let io = FileIO::from_store("memory://t", store).unwrap();
-    io.write("memory://t/f.parquet", bytes.clone())
-        .await
-        .unwrap();
-    let reader = FileIoParquetReader::new(io, "memory://t/f.parquet".into(), bytes.len() as u64);
+    let reader = reader(bytes).await;
     let meta = metadata(bytes);
-    let mut start = 0u64;
-    let groups: Vec<(usize, RowRange)> = meta
-        .metadata()
-        .row_groups()
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let end = start + g.num_rows() as u64;
-            let r = (i, start..end);
-            start = end;
-            r
-        })
-        .collect();
-    let all = vec![0..start];
+    let groups = groups(&meta);
+    let all: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
     let read = DataFileRead::new("f.parquet", vec![key.clone()], vec![key.clone()]).unwrap();
     let pass = KeyPass {
         reader: &reader,
@@ -100,23 +91,12 @@ async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<PlainKeys> {
         groups: &groups,
         ranges: None,
     };
-    let schema = crate::test_util::schema_of(vec![key.clone()]);
-    let predicate = crate::expr::parse_predicate(sql)
-        .unwrap()
-        .bind(&schema)
-        .unwrap();
-    let intervals = key_intervals(&predicate, 0).unwrap();
-    search(&pass, key, 0, &all, &intervals).await
+    search(&pass, key, 0, &all, &intervals(key, sql)).await
 }
 
 /// The rows whose key satisfies `sql`, by a linear scan, as ranges.
 fn linear(values: &[i64], key: &DataField, sql: &str) -> Vec<RowRange> {
-    let schema = crate::test_util::schema_of(vec![key.clone()]);
-    let predicate = crate::expr::parse_predicate(sql)
-        .unwrap()
-        .bind(&schema)
-        .unwrap();
-    let intervals = key_intervals(&predicate, 0).unwrap();
+    let intervals = intervals(key, sql);
     let inside = |v: i64| {
         intervals.iter().any(|iv| {
             let (lo, hi) = (integer(&iv.low).unwrap(), integer(&iv.high).unwrap());
