@@ -9,14 +9,14 @@
 //! that, a second pass saves nothing. Fails open: a key pass that cannot decode, or values that are not sorted, leave
 //! the selection unchanged (counted as a fallback).
 
-mod plain_keys;
+mod key_pages;
 
 use arrow_array::ArrayRef;
 use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 
-use self::plain_keys::PlainKeys;
+use self::key_pages::KeyPages;
 use super::dictionary_skip::without_unused_dictionaries;
 use super::evolution::ReadMapping;
 use super::file_reader::DataFileRead;
@@ -64,12 +64,12 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
         return None;
     }
     let plain = match key_leaf(&pass, key) {
-        Some(leaf) => plain_keys::search(&pass, key, leaf, &positions, &intervals).await,
+        Some(leaf) => key_pages::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
     };
     let found = match plain {
-        Some(PlainKeys::Found(rows)) => Some(intersect(&positions, &rows)),
-        Some(PlainKeys::Unsorted) => None,
+        Some(KeyPages::Found(rows)) => Some(intersect(&positions, &rows)),
+        Some(KeyPages::Unsorted) => None,
         None => match decode_keys(&pass, key, &kept_rows, candidates).await {
             Some(keys) => search_keys(&keys, key, &intervals, &positions),
             None => None,

@@ -42,7 +42,7 @@ use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
 use self::extract::{pick, plain_page, Dictionary, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
-use super::page_header::{PageHeader, PLAIN};
+use super::page_header::{PageHeader, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY};
 use super::parquet::{leaf_columns, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
@@ -135,16 +135,18 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     arrow_decode(read.meta, &read, columns)
 }
 
-/// The values of a PLAIN data page (`page`: header first) of a required flat leaf: the
-/// section holding them (decompressed as far as asked), where they start in it, and how many
-/// there are; `None` for another kind of page, or a header that cannot be read.
-pub(crate) fn required_plain_values(
+/// The values of a PLAIN or dictionary-encoded data page (`page`: header first) of a required
+/// flat leaf: the section holding them (decompressed as far as asked), where they start in it,
+/// how many there are, and whether they are dictionary indices (a bit width byte, then the
+/// RLE/bit-packed hybrid); `None` for another kind of page, or a header that cannot be read.
+pub(crate) fn required_values(
     page: Bytes,
     leaf: &Leaf,
     codec: Compression,
-) -> Option<(PagePrefix, usize, usize)> {
+) -> Option<(PagePrefix, usize, usize, bool)> {
     let h = PageHeader::parse(&page)?;
-    if !h.is_data_page() || h.encoding != PLAIN || leaf.max_def != 0 {
+    let indices = h.needs_dictionary();
+    if !h.is_data_page() || !(h.encoding == PLAIN || indices) || leaf.max_def != 0 {
         return None;
     }
     let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
@@ -152,7 +154,21 @@ pub(crate) fn required_plain_values(
     if levels.is_some() {
         return None;
     }
-    Some((values, start, usize::try_from(h.num_values).ok()?))
+    Some((values, start, usize::try_from(h.num_values).ok()?, indices))
+}
+
+/// The values of the dictionary page `page` (header first) of a fixed-width column of `width`
+/// bytes per value, decompressed; `None` when it is not one.
+pub(crate) fn dictionary_values(page: Bytes, width: usize, codec: Compression) -> Option<Bytes> {
+    let h = PageHeader::parse(&page)?;
+    if h.page_type != DICTIONARY_PAGE || !(h.encoding == PLAIN || h.encoding == PLAIN_DICTIONARY) {
+        return None;
+    }
+    let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+    let mut values = PagePrefix::new(data, h.uncompressed_size, codec)?;
+    let len = usize::try_from(h.num_values).ok()?.checked_mul(width)?;
+    values.get(0, values.total())?;
+    values.into_complete().filter(|v| v.len() == len)
 }
 
 /// The leaves and pages to read; `None` when a column is not flat or an index is missing.

@@ -12,6 +12,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use super::*;
 use crate::read::file_reader::DataFileRead;
 use crate::read::key_search::key_intervals;
+use crate::read::page_header::PageHeader;
 use crate::read::test_files::{groups, metadata, parquet_bytes, reader};
 use crate::spec::types::DataType;
 
@@ -77,7 +78,7 @@ fn intervals(key: &DataField, sql: &str) -> Vec<KeyInterval> {
 }
 
 /// The search of `sql` over every row of `bytes`.
-async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<PlainKeys> {
+async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<KeyPages> {
     let reader = reader(bytes).await;
     let meta = metadata(bytes);
     let groups = groups(&meta);
@@ -148,29 +149,61 @@ fn predicates(values: &[i64]) -> Vec<String> {
     out
 }
 
+/// Data pages of `bytes` (column 0) that are dictionary-encoded, and those that are PLAIN.
+fn page_kinds(bytes: &Bytes) -> (usize, usize) {
+    let meta = metadata(bytes);
+    let (mut dictionary, mut plain) = (0, 0);
+    for group in meta.metadata().offset_index().unwrap() {
+        for loc in group[0].page_locations() {
+            let at = loc.offset as usize;
+            let h = PageHeader::parse(&bytes[at..]).unwrap();
+            if h.needs_dictionary() {
+                dictionary += 1;
+            } else {
+                plain += 1;
+            }
+        }
+    }
+    (dictionary, plain)
+}
+
 #[tokio::test]
-async fn plain_pages_are_searched_like_a_linear_scan() {
+async fn pages_are_searched_like_a_linear_scan() {
     let values = keys();
+    let zstd = Compression::ZSTD(ZstdLevel::default());
     let layouts = [
-        (
-            WriterVersion::PARQUET_1_0,
-            Compression::ZSTD(ZstdLevel::default()),
-        ),
-        (
-            WriterVersion::PARQUET_2_0,
-            Compression::ZSTD(ZstdLevel::default()),
-        ),
+        (WriterVersion::PARQUET_1_0, zstd),
+        (WriterVersion::PARQUET_2_0, zstd),
         (WriterVersion::PARQUET_1_0, Compression::SNAPPY),
         (WriterVersion::PARQUET_2_0, Compression::UNCOMPRESSED),
     ];
+    // PLAIN pages; dictionary pages throughout; a dictionary full after ~50 values, then
+    // PLAIN pages (as writers do on distinct keys).
+    let dictionaries = [None, Some(1 << 20), Some(400)];
     for kind in [TypeKind::BigInt, TypeKind::Int] {
         let key = field(kind.clone(), false);
         for (version, codec) in layouts {
-            let bytes = file(&values, &kind, false, props(false, version, codec).build());
-            for sql in predicates(&values) {
-                let got = run(&bytes, &key, &sql).await;
-                let want = PlainKeys::Found(linear(&values, &key, &sql));
-                assert_eq!(got, Some(want), "{kind:?} {version:?} {codec:?}: {sql}");
+            for dictionary in dictionaries {
+                let mut p = props(dictionary.is_some(), version, codec);
+                if let Some(limit) = dictionary {
+                    p = p.set_dictionary_page_size_limit(limit);
+                }
+                let bytes = file(&values, &kind, false, p.build());
+                let (dict_pages, plain_pages) = page_kinds(&bytes);
+                match dictionary {
+                    None => assert_eq!(dict_pages, 0),
+                    Some(400) => assert!(dict_pages > 0 && plain_pages > 0),
+                    Some(_) => assert_eq!(plain_pages, 0),
+                }
+                for sql in predicates(&values) {
+                    let got = run(&bytes, &key, &sql).await;
+                    let want = KeyPages::Found(linear(&values, &key, &sql));
+                    assert_eq!(
+                        got,
+                        Some(want),
+                        "{kind:?} {version:?} {codec:?} {dictionary:?}: {sql}"
+                    );
+                }
             }
         }
     }
@@ -179,15 +212,18 @@ async fn plain_pages_are_searched_like_a_linear_scan() {
 #[tokio::test]
 async fn unsorted_values_are_reported() {
     let key = field(TypeKind::BigInt, false);
-    let layout = props(false, WriterVersion::PARQUET_1_0, Compression::SNAPPY).build();
-    // Out of order inside one page, and across pages (each page sorted).
+    // Out of order inside one page, and across pages (each page sorted); PLAIN and dictionary
+    // pages.
     let mut inside = keys();
     inside.swap(2, 3);
     let mut across = keys();
     across[..100].iter_mut().for_each(|v| *v += 1_000_000);
-    for values in [inside, across] {
-        let bytes = file(&values, &TypeKind::BigInt, false, layout.clone());
-        assert_eq!(run(&bytes, &key, "id = 5").await, Some(PlainKeys::Unsorted));
+    for dictionary in [false, true] {
+        let layout = props(dictionary, WriterVersion::PARQUET_1_0, Compression::SNAPPY).build();
+        for values in [&inside, &across] {
+            let bytes = file(values, &TypeKind::BigInt, false, layout.clone());
+            assert_eq!(run(&bytes, &key, "id = 5").await, Some(KeyPages::Unsorted));
+        }
     }
 }
 
@@ -195,15 +231,8 @@ async fn unsorted_values_are_reported() {
 async fn other_layouts_are_left_to_arrow_rs() {
     let values = keys();
     let zstd = Compression::ZSTD(ZstdLevel::default());
-    // Dictionary-encoded pages, a nullable key column, a key typed apart from its column.
-    let dictionary = file(
-        &values,
-        &TypeKind::BigInt,
-        false,
-        props(true, WriterVersion::PARQUET_1_0, zstd).build(),
-    );
+    // A nullable key column, a key typed apart from its column.
     let key = field(TypeKind::BigInt, false);
-    assert_eq!(run(&dictionary, &key, "id = 5").await, None);
     let plain = props(false, WriterVersion::PARQUET_1_0, zstd).build();
     let nullable = file(&values, &TypeKind::BigInt, true, plain.clone());
     assert_eq!(
@@ -222,4 +251,26 @@ fn integers_are_little_endian_and_sign_extended() {
     assert_eq!(at::<8>(&bytes, 0), 0x0000_0201_ffff_fffe);
     let min = i64::MIN.to_le_bytes();
     assert_eq!(at::<8>(&min, 0), i64::MIN);
+}
+
+#[test]
+fn dictionary_indices_of_bit_packed_and_rle_runs() {
+    // Width 3; a bit-packed group of 0..8 (header 1 << 1 | 1), then 0..8 packed LSB first;
+    // an RLE run of four 5s (header 4 << 1).
+    let section = [3, 3, 136, 198, 250, 8, 5];
+    let mut want: Vec<u32> = (0..8).collect();
+    want.extend([5; 4]);
+    assert_eq!(dictionary_indices(&section, 12), Some(want.clone()));
+    // Fewer values than the runs hold: the padding of a run is not read.
+    assert_eq!(dictionary_indices(&section, 10), Some(want[..10].to_vec()));
+    // More than the runs hold, a cut run, a width over 32: none.
+    assert_eq!(dictionary_indices(&section, 13), None);
+    assert_eq!(dictionary_indices(&section[..4], 8), None);
+    assert_eq!(dictionary_indices(&[33, 2, 0], 1), None);
+    // Width 0: every index is 0.
+    assert_eq!(dictionary_indices(&[0, 6], 3), Some(vec![0; 3]));
+    // Every cut of the section is an answer or none, never a panic.
+    for cut in 0..section.len() {
+        let _ = dictionary_indices(&section[..cut], 12);
+    }
 }

@@ -1,0 +1,304 @@
+//! The key pass straight from the key column's pages, for integer keys of a required column
+//! stored PLAIN (the usual layout of a primary key's pages once the writer's dictionary is
+//! full, and of files written without dictionaries) or dictionary-encoded (the pages before).
+//!
+//! The touched pages are decompressed into one buffer each and searched where they lie: the
+//! values (little-endian integers, or dictionary indices looked up in the chunk's decompressed
+//! dictionary page) are checked to be sorted and binary-searched, with no Arrow array built,
+//! copied or concatenated. arrow-rs's decode of the same pages costs three times the memory
+//! (page, decoded batches, their concatenation), which a one-shot process pays in page faults.
+//! Anything else (another encoding, a nullable or non-integer column, a type changed by schema
+//! evolution, an index past the dictionary) is `None`, and the caller decodes with arrow-rs.
+
+use bytes::Bytes;
+use parquet::arrow::async_reader::AsyncFileReader;
+use parquet::basic::Type as PhysicalType;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::KeyPass;
+use crate::read::dictionary_skip::touched_pages;
+use crate::read::key_search::KeyInterval;
+use crate::read::parquet::FileIoParquetReader;
+use crate::read::point_pages::{dictionary_values, required_values, Leaf};
+use crate::spec::row_range::RowRange;
+use crate::spec::types::{DataField, TypeKind};
+use crate::spec::Datum;
+
+/// What the pages of one file's key column hold for the intervals searched.
+#[derive(Debug, PartialEq)]
+pub(super) enum KeyPages {
+    /// File-global rows (sorted, disjoint) whose key may lie in an interval: every such row of
+    /// the touched pages.
+    Found(Vec<RowRange>),
+    /// The values are not sorted: no narrowing.
+    Unsorted,
+}
+
+/// Searches the key column's leaf `leaf` in the pages the candidate rows touch; `None` when
+/// this search does not apply.
+pub(super) async fn search(
+    pass: &KeyPass<'_>,
+    key: &DataField,
+    leaf: usize,
+    candidates: &[RowRange],
+    intervals: &[KeyInterval],
+) -> Option<KeyPages> {
+    let md = pass.meta.metadata();
+    let column = md.file_metadata().schema_descr().column(leaf);
+    let width = match (&key.data_type.kind, column.physical_type()) {
+        (
+            TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::Date,
+            PhysicalType::INT32,
+        ) => 4,
+        (TypeKind::BigInt, PhysicalType::INT64) => 8,
+        _ => return None,
+    };
+    // The file's own type must be the key's: no conversion lies between stored and compared.
+    let stored = pass.read.file_fields.iter().find(|f| f.id == key.id)?;
+    if stored.data_type.kind != key.data_type.kind || column.max_rep_level() != 0 {
+        return None;
+    }
+    let leaf_kind = Leaf::new(column.physical_type(), 0, column.max_def_level())?;
+    let bounds: Vec<(i64, bool, i64, bool)> = intervals
+        .iter()
+        .map(|iv| {
+            Some((
+                integer(&iv.low)?,
+                iv.low_inclusive,
+                integer(&iv.high)?,
+                iv.high_inclusive,
+            ))
+        })
+        .collect::<Option<_>>()?;
+    let chunks = touched_pages(md, pass.groups, candidates, &[leaf])?;
+    let mut wanted = Vec::new();
+    let mut pages = Vec::new();
+    for chunk in &chunks {
+        let group_start = pass.groups.iter().find(|g| g.0 == chunk.row_group)?.1.start;
+        let codec = md.row_group(chunk.row_group).column(leaf).compression();
+        for p in &chunk.pages {
+            wanted.push(p.range.clone());
+            pages.push((chunk.row_group, group_start + p.first_row, codec));
+        }
+    }
+    let offsets: Vec<u64> = wanted.iter().map(|r| r.start).collect();
+    // Kept for the full read, which reads the key column too.
+    let kept = pass.reader.clone().keep_fetched();
+    let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
+    let mut dictionaries = Dictionaries::default();
+    let mut searched = Searched::default();
+    for ((page, (row_group, first_row, codec)), offset) in
+        fetched.into_iter().zip(pages).zip(offsets)
+    {
+        let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
+        let sorted = if indices {
+            let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
+            let ids = dictionary_indices(section.get(start, section.total())?, count)?;
+            let n = dictionary.len() / width;
+            if ids.iter().any(|&i| i as usize >= n) {
+                return None;
+            }
+            let value = |i: usize| {
+                let k = ids[i] as usize;
+                if width == 4 {
+                    at::<4>(&dictionary, k)
+                } else {
+                    at::<8>(&dictionary, k)
+                }
+            };
+            searched.page(first_row, count, value, &bounds)
+        } else {
+            let end = start.checked_add(count.checked_mul(width)?)?;
+            let bytes = section.get(start, end)?;
+            if width == 4 {
+                searched.page(first_row, count, |i| at::<4>(bytes, i), &bounds)
+            } else {
+                searched.page(first_row, count, |i| at::<8>(bytes, i), &bounds)
+            }
+        };
+        if !sorted {
+            return Some(KeyPages::Unsorted);
+        }
+        // The point read of the rows found decodes this page again: it is decompressed.
+        if let Some(whole) = section.into_complete() {
+            pass.reader.keep_decompressed(offset, whole);
+        }
+    }
+    Some(KeyPages::Found(searched.rows))
+}
+
+/// The decompressed dictionary pages of the key column, by row group, fetched as needed.
+#[derive(Default)]
+struct Dictionaries(Vec<(usize, Bytes)>);
+
+impl Dictionaries {
+    /// The values of row group `row_group`'s dictionary page of leaf `leaf`.
+    async fn get(
+        &mut self,
+        reader: &FileIoParquetReader,
+        md: &ParquetMetaData,
+        row_group: usize,
+        leaf: usize,
+        width: usize,
+    ) -> Option<Bytes> {
+        if let Some((_, d)) = self.0.iter().find(|(g, _)| *g == row_group) {
+            return Some(d.clone());
+        }
+        let chunk = md.row_groups().get(row_group)?.columns().get(leaf)?;
+        let start = u64::try_from(chunk.dictionary_page_offset()?).ok()?;
+        let end = u64::try_from(chunk.data_page_offset()).ok()?;
+        if start >= end {
+            return None;
+        }
+        let page = reader.clone().get_bytes(start..end).await.ok()?;
+        let values = dictionary_values(page, width, chunk.compression())?;
+        self.0.push((row_group, values.clone()));
+        Some(values)
+    }
+}
+
+/// The `count` dictionary indices of a data page's values section (a bit width byte, then
+/// RLE and bit-packed runs); `None` when the section is malformed or too short.
+fn dictionary_indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
+    let (&width, mut rest) = section.split_first()?;
+    if width > 32 {
+        return None;
+    }
+    let w = usize::from(width);
+    let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+    let mut out: Vec<u32> = Vec::with_capacity(count);
+    while out.len() < count {
+        let (header, used) = uleb128(rest)?;
+        rest = rest.get(used..)?;
+        let left = count - out.len();
+        if header & 1 == 1 {
+            // Groups of 8 values of `w` bits, least significant bit first.
+            let groups = usize::try_from(header >> 1).ok()?;
+            let len = groups.checked_mul(w)?;
+            let run = rest.get(..len)?;
+            rest = rest.get(len..)?;
+            for i in 0..(groups * 8).min(left) {
+                let bit = i * w;
+                let bytes = run.get(bit / 8..(bit + w).div_ceil(8))?;
+                let word = bytes
+                    .iter()
+                    .rev()
+                    .fold(0u64, |acc, b| acc << 8 | u64::from(*b));
+                out.push((word >> (bit % 8)) as u32 & mask);
+            }
+        } else {
+            let len = usize::try_from(header >> 1).ok()?;
+            let raw = rest.get(..w.div_ceil(8))?;
+            rest = rest.get(raw.len()..)?;
+            let value = raw.iter().rev().fold(0u32, |acc, b| {
+                acc.checked_shl(8).unwrap_or(0) | u32::from(*b)
+            });
+            out.extend(std::iter::repeat_n(value, len.min(left)));
+        }
+    }
+    Some(out)
+}
+
+/// An unsigned LEB128 varint at the start of `bytes` and its length.
+fn uleb128(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, b) in bytes.iter().enumerate().take(10) {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// A key literal as a 64-bit integer.
+fn integer(d: &Datum) -> Option<i64> {
+    match d {
+        Datum::TinyInt(v) => Some(i64::from(*v)),
+        Datum::SmallInt(v) => Some(i64::from(*v)),
+        Datum::Int(v) | Datum::Date(v) => Some(i64::from(*v)),
+        Datum::BigInt(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// Value `i` of little-endian signed integers of `W` bytes each, widened; `bytes` holds more
+/// than `i` of them (the callers' loops and searches stay below the count they checked).
+fn at<const W: usize>(bytes: &[u8], i: usize) -> i64 {
+    let mut b = [0u8; 8];
+    b[..W].copy_from_slice(&bytes[i * W..(i + 1) * W]);
+    // Shifted up and back down, the sign bit of a narrower value is extended.
+    let shift = 64 - 8 * W as u32;
+    (i64::from_le_bytes(b) << shift) >> shift
+}
+
+/// The pages searched so far, in file order.
+#[derive(Default)]
+struct Searched {
+    /// The last value of the previous page.
+    last: Option<i64>,
+    /// The matching rows found.
+    rows: Vec<RowRange>,
+}
+
+impl Searched {
+    /// Searches one page of `count` values (`at(i)`: value `i`) whose first row is file row
+    /// `first_row`; `false` when the values are not sorted (after the previous page's).
+    fn page(
+        &mut self,
+        first_row: u64,
+        count: usize,
+        at: impl Fn(usize) -> i64,
+        bounds: &[(i64, bool, i64, bool)],
+    ) -> bool {
+        let mut prev = self.last.unwrap_or(i64::MIN);
+        for i in 0..count {
+            let v = at(i);
+            if v < prev {
+                return false;
+            }
+            prev = v;
+        }
+        self.last = Some(prev);
+        let mut found: Vec<RowRange> = Vec::with_capacity(bounds.len());
+        for &(low, low_inclusive, high, high_inclusive) in bounds {
+            // Values below the interval form a prefix, and so do values not above it.
+            let start = partition_point(count, |i| {
+                let v = at(i);
+                v < low || (v == low && !low_inclusive)
+            });
+            let end = partition_point(count, |i| {
+                let v = at(i);
+                v < high || (v == high && high_inclusive)
+            });
+            if start < end {
+                found.push(first_row + start as u64..first_row + end as u64);
+            }
+        }
+        found.sort_by_key(|r| r.start);
+        for r in found {
+            match self.rows.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => self.rows.push(r),
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The first index in `0..n` where `pred` fails (it holds for a prefix).
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
