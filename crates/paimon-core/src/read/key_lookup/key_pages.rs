@@ -177,7 +177,7 @@ fn dictionary_indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
             let len = groups.checked_mul(w)?;
             let run = rest.get(..len)?;
             rest = rest.get(len..)?;
-            for i in 0..(groups * 8).min(left) {
+            for i in 0..groups.saturating_mul(8).min(left) {
                 let bit = i * w;
                 let bytes = run.get(bit / 8..(bit + w).div_ceil(8))?;
                 let word = bytes

@@ -267,10 +267,27 @@ fn dictionary_indices_of_bit_packed_and_rle_runs() {
     assert_eq!(dictionary_indices(&section, 13), None);
     assert_eq!(dictionary_indices(&section[..4], 8), None);
     assert_eq!(dictionary_indices(&[33, 2, 0], 1), None);
-    // Width 0: every index is 0.
+    // Width 0: every index is 0, whatever a run's length says.
     assert_eq!(dictionary_indices(&[0, 6], 3), Some(vec![0; 3]));
-    // Every cut of the section is an answer or none, never a panic.
+    let huge = [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    assert_eq!(dictionary_indices(&huge, 3), Some(vec![0; 3]));
+    // Every cut of the section, and arbitrary bytes, are an answer or none, never a panic
+    // (nor an allocation beyond the count asked for).
     for cut in 0..section.len() {
         let _ = dictionary_indices(&section[..cut], 12);
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20_000 {
+        let mut buf = [0u8; 24];
+        for b in &mut buf {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        buf[0] %= 40;
+        if let Some(ids) = dictionary_indices(&buf, 64) {
+            assert_eq!(ids.len(), 64);
+        }
     }
 }
