@@ -179,11 +179,18 @@ fn dictionary_indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
             rest = rest.get(len..)?;
             for i in 0..groups.saturating_mul(8).min(left) {
                 let bit = i * w;
-                let bytes = run.get(bit / 8..(bit + w).div_ceil(8))?;
-                let word = bytes
-                    .iter()
-                    .rev()
-                    .fold(0u64, |acc, b| acc << 8 | u64::from(*b));
+                let at = bit / 8;
+                // The eight bytes from the value's first one (zero-padded at the run's end): a
+                // value of at most 32 bits starting within the first byte lies in them.
+                let word = match run.get(at..at + 8) {
+                    Some(b) => u64::from_le_bytes(b.try_into().ok()?),
+                    None => {
+                        let tail = run.get(at..)?;
+                        let mut b = [0u8; 8];
+                        b[..tail.len()].copy_from_slice(tail);
+                        u64::from_le_bytes(b)
+                    }
+                };
                 out.push((word >> (bit % 8)) as u32 & mask);
             }
         } else {
