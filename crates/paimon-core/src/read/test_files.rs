@@ -50,3 +50,19 @@ pub(crate) fn groups(meta: &ArrowReaderMetadata) -> Vec<(usize, crate::spec::row
         })
         .collect()
 }
+
+/// `count` deterministic pseudo-random byte strings of `len` bytes each (xorshift), for
+/// decoders that must answer or refuse arbitrary input, never panic.
+pub(crate) fn random_byte_strings(count: usize, len: usize) -> impl Iterator<Item = Vec<u8>> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..count).map(move |_| {
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    })
+}

@@ -9,7 +9,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
 use crate::io::FileIO;
-use crate::read::test_files::{metadata, parquet_bytes};
+use crate::read::test_files::{metadata, parquet_bytes, random_byte_strings};
 
 const ROWS: usize = 4000;
 
@@ -213,15 +213,7 @@ fn arbitrary_bytes_never_panic() {
     for n in 0..header.len() {
         let _ = data_page_encoding(&header[..n]);
     }
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..20_000 {
-        let mut buf = [0u8; 24];
-        for b in &mut buf {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+    for buf in random_byte_strings(20_000, 24) {
         let _ = data_page_encoding(&buf);
     }
 }

@@ -7,7 +7,7 @@ use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 
 use super::*;
-use crate::read::test_files::{metadata, parquet_bytes};
+use crate::read::test_files::{metadata, parquet_bytes, random_byte_strings};
 
 const ROWS: usize = 3000;
 
@@ -160,15 +160,7 @@ fn arbitrary_bytes_never_panic() {
     for n in 0..header.len() {
         let _ = PageHeader::parse(&header[..n]);
     }
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..20_000 {
-        let mut buf = [0u8; 32];
-        for b in &mut buf {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+    for buf in random_byte_strings(20_000, 32) {
         let _ = PageHeader::parse(&buf);
     }
 }

@@ -13,7 +13,7 @@ use super::*;
 use crate::read::file_reader::DataFileRead;
 use crate::read::key_search::key_intervals;
 use crate::read::page_header::PageHeader;
-use crate::read::test_files::{groups, metadata, parquet_bytes, reader};
+use crate::read::test_files::{groups, metadata, parquet_bytes, random_byte_strings, reader};
 use crate::spec::types::DataType;
 
 const ROWS: usize = 3000;
@@ -276,15 +276,7 @@ fn dictionary_indices_of_bit_packed_and_rle_runs() {
     for cut in 0..section.len() {
         let _ = dictionary_indices(&section[..cut], 12);
     }
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..20_000 {
-        let mut buf = [0u8; 24];
-        for b in &mut buf {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+    for mut buf in random_byte_strings(20_000, 24) {
         buf[0] %= 40;
         if let Some(ids) = dictionary_indices(&buf, 64) {
             assert_eq!(ids.len(), 64);
