@@ -8,6 +8,7 @@
 //! callers then leave the page to arrow-rs (which reports what is wrong with it).
 
 use crate::spec::bytes::ByteReader;
+use bytes::Bytes;
 
 /// Parquet `PageType` values.
 pub(crate) const DATA_PAGE: i32 = 0;
@@ -80,6 +81,14 @@ impl PageHeader {
     /// Whether this is a data page (v1 or v2).
     pub(crate) fn is_data_page(&self) -> bool {
         self.page_type == DATA_PAGE || self.page_type == DATA_PAGE_V2
+    }
+
+    /// The page's data (what follows the header) in `page` (the page's bytes, header first),
+    /// cut where `page` ends: a header claiming more bytes than the page holds gives data that
+    /// fails to decompress, never a read out of bounds.
+    pub(crate) fn data(&self, page: &Bytes) -> Option<Bytes> {
+        let end = self.header_len.checked_add(self.compressed_size)?;
+        (self.header_len <= page.len()).then(|| page.slice(self.header_len..end.min(page.len())))
     }
 
     /// Whether the values are indices into the chunk's dictionary.

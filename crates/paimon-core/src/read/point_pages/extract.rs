@@ -132,7 +132,7 @@ impl Dictionary {
         {
             return None;
         }
-        let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+        let data = h.data(&page)?;
         let prefix = PagePrefix::new(data, h.uncompressed_size, codec)?;
         Some(Dictionary(PlainValues::new(
             prefix,
@@ -171,7 +171,7 @@ pub(crate) fn pick(
     if !h.is_data_page() {
         return None;
     }
-    let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+    let data = h.data(&page)?;
     let num_values = usize::try_from(h.num_values).ok()?;
     if rows.last().is_some_and(|&r| r >= num_values) {
         return None;

@@ -149,7 +149,7 @@ pub(crate) fn required_values(
     if !h.is_data_page() || !(h.encoding == PLAIN || indices) || leaf.max_def != 0 {
         return None;
     }
-    let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+    let data = h.data(&page)?;
     let (values, start, levels) = extract::sections(&h, data, leaf, codec, None)?;
     if levels.is_some() {
         return None;
@@ -164,7 +164,7 @@ pub(crate) fn dictionary_values(page: Bytes, width: usize, codec: Compression) -
     if h.page_type != DICTIONARY_PAGE || !(h.encoding == PLAIN || h.encoding == PLAIN_DICTIONARY) {
         return None;
     }
-    let data = page.slice(h.header_len..h.header_len.checked_add(h.compressed_size)?);
+    let data = h.data(&page)?;
     let mut values = PagePrefix::new(data, h.uncompressed_size, codec)?;
     let len = usize::try_from(h.num_values).ok()?.checked_mul(width)?;
     values.get(0, values.total())?;

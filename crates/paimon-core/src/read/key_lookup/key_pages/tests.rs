@@ -283,3 +283,24 @@ fn dictionary_indices_of_bit_packed_and_rle_runs() {
         }
     }
 }
+
+#[tokio::test]
+async fn pages_cut_short_are_refused_not_read_past() {
+    // A key page whose header claims more bytes than there are (a corrupt header, or a page
+    // cut short): its values cannot be had, and nothing is read out of bounds.
+    let values = keys();
+    for codec in [
+        Compression::ZSTD(ZstdLevel::default()),
+        Compression::UNCOMPRESSED,
+    ] {
+        let layout = props(false, WriterVersion::PARQUET_1_0, codec).build();
+        let bytes = file(&values, &TypeKind::BigInt, false, layout);
+        let meta = metadata(&bytes);
+        let loc = &meta.metadata().offset_index().unwrap()[0][0].page_locations()[1];
+        let page = bytes.slice(loc.offset as usize..(loc.offset as usize + 40));
+        let leaf = Leaf::new(parquet::basic::Type::INT64, 0, 0).unwrap();
+        let (mut section, start, count, indices) = required_values(page, &leaf, codec).unwrap();
+        assert!(!indices);
+        assert_eq!(section.get(start, start + count * 8), None);
+    }
+}
