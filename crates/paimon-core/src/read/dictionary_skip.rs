@@ -46,6 +46,8 @@ pub(crate) struct TouchedPage {
     pub(crate) range: Range<u64>,
     /// The page's first row, counted from its row group's first row.
     pub(crate) first_row: u64,
+    /// The page's rows, by the offset index.
+    pub(crate) row_count: u64,
     /// The selected rows, page-local: sorted, disjoint, non-empty ranges (a key pass selects
     /// whole pages of rows, so they are not listed one by one).
     pub(crate) rows: Vec<Range<usize>>,
@@ -135,6 +137,7 @@ pub(crate) fn touched_pages(
                     pages.push(TouchedPage {
                         range: start..start + size,
                         first_row: first,
+                        row_count: end.checked_sub(first)?,
                         rows: wanted,
                     });
                 }

@@ -78,7 +78,12 @@ pub(super) async fn search(
         let codec = md.row_group(chunk.row_group).column(leaf).compression();
         for p in &chunk.pages {
             wanted.push(p.range.clone());
-            pages.push((chunk.row_group, group_start + p.first_row, codec));
+            pages.push((
+                chunk.row_group,
+                group_start + p.first_row,
+                p.row_count,
+                codec,
+            ));
         }
     }
     let offsets: Vec<u64> = wanted.iter().map(|r| r.start).collect();
@@ -87,10 +92,15 @@ pub(super) async fn search(
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
     let mut dictionaries = Dictionaries::default();
     let mut searched = Searched::default();
-    for ((page, (row_group, first_row, codec)), offset) in
+    for ((page, (row_group, first_row, rows, codec)), offset) in
         fetched.into_iter().zip(pages).zip(offsets)
     {
         let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
+        // A required flat column has one value per row: a header saying otherwise is not
+        // believed (the rows found would be placed wrongly).
+        if u64::try_from(count).ok()? != rows {
+            return None;
+        }
         let sorted = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
             let ids = dictionary_indices(section.get(start, section.total())?, count)?;

@@ -304,3 +304,28 @@ async fn pages_cut_short_are_refused_not_read_past() {
         assert_eq!(section.get(start, start + count * 8), None);
     }
 }
+
+#[tokio::test]
+async fn a_page_whose_value_count_is_not_its_row_count_is_refused() {
+    // The second page's header says 99 values (thrift: struct field 5, then i32 field 1 =
+    // zigzag 198) where the offset index says 100 rows: where its rows lie is unknown.
+    let values = keys();
+    let layout = props(false, WriterVersion::PARQUET_1_0, Compression::UNCOMPRESSED).build();
+    let bytes = file(&values, &TypeKind::BigInt, false, layout);
+    let key = field(TypeKind::BigInt, false);
+    assert!(matches!(
+        run(&bytes, &key, "id = 5").await,
+        Some(KeyPages::Found(_))
+    ));
+    let meta = metadata(&bytes);
+    let at = meta.metadata().offset_index().unwrap()[0][0].page_locations()[1].offset as usize;
+    let mut patched = bytes.to_vec();
+    let header = &mut patched[at..at + 32];
+    let i = header
+        .windows(4)
+        .position(|w| w == [0x2c, 0x15, 0xc8, 0x01])
+        .unwrap();
+    header[i + 2] = 0xc6;
+    let patched = Bytes::from(patched);
+    assert_eq!(run(&patched, &key, "id = 5").await, None);
+}
