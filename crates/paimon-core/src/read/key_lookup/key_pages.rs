@@ -92,6 +92,8 @@ pub(super) async fn search(
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
     let mut dictionaries = Dictionaries::default();
     let mut searched = Searched::default();
+    let limit = pass.read.batch_size as u64;
+    let mut sections: Option<Vec<(u64, Bytes)>> = Some(Vec::new());
     for ((page, (row_group, first_row, rows, codec)), offset) in
         fetched.into_iter().zip(pages).zip(offsets)
     {
@@ -129,10 +131,25 @@ pub(super) async fn search(
         if !sorted {
             return Some(KeyPages::Unsorted);
         }
-        // The point read of the rows found decodes this page again: it is decompressed.
-        if let Some(whole) = section.into_complete() {
-            pass.reader.keep_decompressed(offset, whole);
+        // A point read of the rows found (at most one batch of them) decodes their pages
+        // again: those are kept decompressed for it. Past a batch, nothing is kept (a wide
+        // range's key pages are not held through the read).
+        let found: u64 = searched.rows.iter().map(|r| r.end - r.start).sum();
+        if found > limit {
+            sections = None;
+        } else if let Some(k) = sections.as_mut() {
+            let page_end = first_row + rows;
+            let here = searched
+                .rows
+                .last()
+                .is_some_and(|r| r.end > first_row && r.start < page_end);
+            if here {
+                k.extend(section.into_complete().map(|whole| (offset, whole)));
+            }
         }
+    }
+    for (offset, whole) in sections.into_iter().flatten() {
+        pass.reader.keep_decompressed(offset, whole);
     }
     Some(KeyPages::Found(searched.rows))
 }

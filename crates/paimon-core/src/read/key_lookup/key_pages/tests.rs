@@ -13,6 +13,7 @@ use super::*;
 use crate::read::file_reader::DataFileRead;
 use crate::read::key_search::key_intervals;
 use crate::read::page_header::PageHeader;
+use crate::read::parquet::FileIoParquetReader;
 use crate::read::test_files::{groups, metadata, parquet_bytes, random_byte_strings, reader};
 use crate::spec::types::DataType;
 
@@ -79,13 +80,22 @@ fn intervals(key: &DataField, sql: &str) -> Vec<KeyInterval> {
 
 /// The search of `sql` over every row of `bytes`.
 async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<KeyPages> {
-    let reader = reader(bytes).await;
+    run_on(&reader(bytes).await, bytes, key, sql).await
+}
+
+/// The search of `sql` over every row of `bytes`, read with `reader`.
+async fn run_on(
+    reader: &FileIoParquetReader,
+    bytes: &Bytes,
+    key: &DataField,
+    sql: &str,
+) -> Option<KeyPages> {
     let meta = metadata(bytes);
     let groups = groups(&meta);
     let all: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
     let read = DataFileRead::new("f.parquet", vec![key.clone()], vec![key.clone()]).unwrap();
     let pass = KeyPass {
-        reader: &reader,
+        reader,
         meta: &meta,
         read: &read,
         physical: &["id"],
@@ -328,4 +338,31 @@ async fn a_page_whose_value_count_is_not_its_row_count_is_refused() {
     header[i + 2] = 0xc6;
     let patched = Bytes::from(patched);
     assert_eq!(run(&patched, &key, "id = 5").await, None);
+}
+
+#[tokio::test]
+async fn only_the_pages_of_a_point_read_stay_decompressed() {
+    // Pages of 100 rows, batches of 1024: the page holding `id = 5` (rows 603..606) is kept
+    // for the point read; a range over every row keeps none.
+    let values = keys();
+    let layout = props(false, WriterVersion::PARQUET_1_0, Compression::SNAPPY).build();
+    let bytes = file(&values, &TypeKind::BigInt, false, layout);
+    let key = field(TypeKind::BigInt, false);
+    let meta = metadata(&bytes);
+    let offsets: Vec<u64> = meta.metadata().offset_index().unwrap()[0][0]
+        .page_locations()
+        .iter()
+        .map(|p| p.offset as u64)
+        .collect();
+    let r = reader(&bytes).await;
+    let found = run_on(&r, &bytes, &key, "id = 5").await;
+    assert_eq!(found, Some(KeyPages::Found(vec![603..606])));
+    let kept: Vec<usize> = (0..offsets.len())
+        .filter(|&i| r.decompressed(offsets[i]).is_some())
+        .collect();
+    assert_eq!(kept, vec![6]);
+    let r = reader(&bytes).await;
+    let all = run_on(&r, &bytes, &key, "id BETWEEN -2000 AND 9000").await;
+    assert_eq!(all, Some(KeyPages::Found(vec![0..ROWS as u64])));
+    assert!(offsets.iter().all(|&o| r.decompressed(o).is_none()));
 }
