@@ -63,11 +63,11 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
     if candidates <= pass.read.batch_size as u64 {
         return None;
     }
-    let plain = match key_leaf(&pass, key) {
+    let direct = match key_leaf(&pass, key) {
         Some(leaf) => key_pages::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
     };
-    let found = match plain {
+    let found = match direct {
         Some(KeyPages::Found(rows)) => Some(intersect(&positions, &rows)),
         Some(KeyPages::Unsorted) => None,
         None => match decode_keys(&pass, key, &kept_rows, candidates).await {

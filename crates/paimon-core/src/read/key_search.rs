@@ -22,6 +22,7 @@ use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_ord::ord::make_comparator;
 use arrow_schema::SortOptions;
 
+use super::selection::push_merged;
 use crate::expr::{BoundPredicate, LeafOp};
 use crate::spec::types::{DataType, TypeKind};
 use crate::spec::Datum;
@@ -221,10 +222,7 @@ pub(crate) fn search(keys: &dyn Array, ty: &DataType, intervals: &[KeyInterval])
     found.sort_by_key(|r| r.start);
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(found.len());
     for r in found {
-        match merged.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => merged.push(r),
-        }
+        push_merged(&mut merged, r);
     }
     KeySearch::Found(merged)
 }

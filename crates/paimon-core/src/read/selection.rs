@@ -6,6 +6,8 @@
 //! (`docs/format.md` "Row positions": positions are 0-based row indexes within the file,
 //! deleted rows included) and handed to the format decoder, so no per-row work happens here.
 
+use std::ops::Range;
+
 use roaring::RoaringTreemap;
 
 use crate::spec::row_range::RowRange;
@@ -107,6 +109,15 @@ pub fn bitmap_ranges(bitmap: &roaring::RoaringBitmap) -> Vec<RowRange> {
         }
     }
     out
+}
+
+/// Appends `r` to `out` (sorted, disjoint ranges; `r` starts at or after the last one's
+/// start), merged with the last range when they overlap or touch.
+pub(crate) fn push_merged<T: Ord + Copy>(out: &mut Vec<Range<T>>, r: Range<T>) {
+    match out.last_mut() {
+        Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+        _ => out.push(r),
+    }
 }
 
 /// The positions in both `a` and `b` (each sorted and disjoint), as sorted disjoint ranges.

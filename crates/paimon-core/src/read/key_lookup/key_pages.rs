@@ -19,7 +19,10 @@ use super::KeyPass;
 use crate::read::dictionary_skip::touched_pages;
 use crate::read::key_search::KeyInterval;
 use crate::read::parquet::FileIoParquetReader;
-use crate::read::point_pages::{dictionary_values, required_values, Leaf};
+use crate::read::point_pages::{
+    dictionary_page_range, next_run, required_values, Dictionary, Leaf, PagePrefix, Run,
+};
+use crate::read::selection::push_merged;
 use crate::spec::row_range::RowRange;
 use crate::spec::types::{DataField, TypeKind};
 use crate::spec::Datum;
@@ -79,6 +82,7 @@ pub(super) async fn search(
         for p in &chunk.pages {
             wanted.push(p.range.clone());
             pages.push((
+                p.range.start,
                 chunk.row_group,
                 group_start + p.first_row,
                 p.row_count,
@@ -86,7 +90,6 @@ pub(super) async fn search(
             ));
         }
     }
-    let offsets: Vec<u64> = wanted.iter().map(|r| r.start).collect();
     // Kept for the full read, which reads the key column too.
     let kept = pass.reader.clone().keep_fetched();
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
@@ -94,9 +97,7 @@ pub(super) async fn search(
     let mut searched = Searched::default();
     let limit = pass.read.batch_size as u64;
     let mut sections: Option<Vec<(u64, Bytes)>> = Some(Vec::new());
-    for ((page, (row_group, first_row, rows, codec)), offset) in
-        fetched.into_iter().zip(pages).zip(offsets)
-    {
+    for (page, (offset, row_group, first_row, rows, codec)) in fetched.into_iter().zip(pages) {
         let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
         // A required flat column has one value per row: a header saying otherwise is not
         // believed (the rows found would be placed wrongly).
@@ -105,7 +106,7 @@ pub(super) async fn search(
         }
         let sorted = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
-            let ids = dictionary_indices(section.get(start, section.total())?, count)?;
+            let ids = dictionary_indices(&mut section, start, count)?;
             let n = dictionary.len() / width;
             if ids.iter().any(|&i| i as usize >= n) {
                 return None;
@@ -171,78 +172,56 @@ impl Dictionaries {
         if let Some((_, d)) = self.0.iter().find(|(g, _)| *g == row_group) {
             return Some(d.clone());
         }
-        let chunk = md.row_groups().get(row_group)?.columns().get(leaf)?;
-        let start = u64::try_from(chunk.dictionary_page_offset()?).ok()?;
-        let end = u64::try_from(chunk.data_page_offset()).ok()?;
-        if start >= end {
-            return None;
-        }
-        let page = reader.clone().get_bytes(start..end).await.ok()?;
-        let values = dictionary_values(page, width, chunk.compression())?;
+        let range = dictionary_page_range(md, row_group, leaf)?;
+        let page = reader.clone().get_bytes(range).await.ok()?;
+        let codec = md.row_group(row_group).column(leaf).compression();
+        let values = Dictionary::new(page, codec)?.into_fixed_width(width)?;
         self.0.push((row_group, values.clone()));
         Some(values)
     }
 }
 
-/// The `count` dictionary indices of a data page's values section (a bit width byte, then
-/// RLE and bit-packed runs); `None` when the section is malformed or too short.
-fn dictionary_indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
-    let (&width, mut rest) = section.split_first()?;
+/// The `count` dictionary indices of a data page's values section `section` from `start` (a
+/// bit width byte, then RLE and bit-packed runs); `None` when it is malformed or too short.
+fn dictionary_indices(section: &mut PagePrefix, start: usize, count: usize) -> Option<Vec<u32>> {
+    let end = section.total();
+    let width = *section.get(start, start + 1)?.first()?;
     if width > 32 {
         return None;
     }
     let w = usize::from(width);
     let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
-    let mut out: Vec<u32> = Vec::with_capacity(count);
+    // Not more up front than a corrupt count could make a lot of.
+    let mut out: Vec<u32> = Vec::with_capacity(count.min(1 << 20));
+    let mut pos = start + 1;
     while out.len() < count {
-        let (header, used) = uleb128(rest)?;
-        rest = rest.get(used..)?;
         let left = count - out.len();
-        if header & 1 == 1 {
-            // Groups of 8 values of `w` bits, least significant bit first.
-            let groups = usize::try_from(header >> 1).ok()?;
-            let len = groups.checked_mul(w)?;
-            let run = rest.get(..len)?;
-            rest = rest.get(len..)?;
-            for i in 0..groups.saturating_mul(8).min(left) {
-                let bit = i * w;
-                let at = bit / 8;
-                // The eight bytes from the value's first one (zero-padded at the run's end): a
-                // value of at most 32 bits starting within the first byte lies in them.
-                let word = match run.get(at..at + 8) {
-                    Some(b) => u64::from_le_bytes(b.try_into().ok()?),
-                    None => {
-                        let tail = run.get(at..)?;
-                        let mut b = [0u8; 8];
-                        b[..tail.len()].copy_from_slice(tail);
-                        u64::from_le_bytes(b)
-                    }
-                };
-                out.push((word >> (bit % 8)) as u32 & mask);
+        match next_run(section, &mut pos, end, w)? {
+            Run::Repeated { len, value } => out.extend(std::iter::repeat_n(value, len.min(left))),
+            Run::Packed { len, at } => {
+                // Groups of 8 values of `w` bits, least significant bit first, up to `pos`.
+                let run = section.get(at, pos)?;
+                for i in 0..len.min(left) {
+                    let bit = i * w;
+                    let byte = bit / 8;
+                    // The eight bytes from the value's first one (zero-padded at the run's
+                    // end): a value of at most 32 bits starting within the first byte lies in
+                    // them.
+                    let word = match run.get(byte..byte + 8) {
+                        Some(b) => u64::from_le_bytes(b.try_into().ok()?),
+                        None => {
+                            let tail = run.get(byte..)?;
+                            let mut b = [0u8; 8];
+                            b[..tail.len()].copy_from_slice(tail);
+                            u64::from_le_bytes(b)
+                        }
+                    };
+                    out.push((word >> (bit % 8)) as u32 & mask);
+                }
             }
-        } else {
-            let len = usize::try_from(header >> 1).ok()?;
-            let raw = rest.get(..w.div_ceil(8))?;
-            rest = rest.get(raw.len()..)?;
-            let value = raw.iter().rev().fold(0u32, |acc, b| {
-                acc.checked_shl(8).unwrap_or(0) | u32::from(*b)
-            });
-            out.extend(std::iter::repeat_n(value, len.min(left)));
         }
     }
     Some(out)
-}
-
-/// An unsigned LEB128 varint at the start of `bytes` and its length.
-fn uleb128(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, b) in bytes.iter().enumerate().take(10) {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
 }
 
 /// A key literal as a 64-bit integer.
@@ -311,17 +290,11 @@ impl Searched {
         }
         found.sort_by_key(|r| r.start);
         for r in found {
-            match self.rows.last_mut() {
-                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-                _ => self.rows.push(r),
-            }
+            push_merged(&mut self.rows, r);
         }
         true
     }
 }
-
-#[cfg(test)]
-mod tests;
 
 /// The first index in `0..n` where `pred` fails (it holds for a prefix).
 fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
@@ -336,3 +309,6 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     }
     lo
 }
+
+#[cfg(test)]
+mod tests;

@@ -124,6 +124,17 @@ impl PlainValues {
 pub(crate) struct Dictionary(pub(crate) PlainValues);
 
 impl Dictionary {
+    /// All the values of a fixed-width column's dictionary, `width` bytes each, decompressed;
+    /// `None` when its section is not that long.
+    pub(crate) fn into_fixed_width(self, width: usize) -> Option<Bytes> {
+        let PlainValues {
+            mut prefix, count, ..
+        } = self.0;
+        let len = count.checked_mul(width)?;
+        prefix.get(0, prefix.total())?;
+        prefix.into_complete().filter(|v| v.len() == len)
+    }
+
     /// The dictionary page `page` (header first) of a chunk compressed with `codec`.
     pub(crate) fn new(page: Bytes, codec: Compression) -> Option<Dictionary> {
         let h = PageHeader::parse(&page)?;
@@ -264,7 +275,7 @@ pub(super) fn sections(
 }
 
 /// One run of an RLE/bit-packed hybrid sequence.
-enum Run {
+pub(crate) enum Run {
     /// `len` copies of `value`.
     Repeated { len: usize, value: u32 },
     /// `len` values (a multiple of 8) bit-packed from byte `at`.
@@ -280,7 +291,12 @@ impl Run {
 }
 
 /// The run of `width`-bit values starting at `*pos` (before `end`), advancing past it.
-fn next_run(p: &mut PagePrefix, pos: &mut usize, end: usize, width: usize) -> Option<Run> {
+pub(crate) fn next_run(
+    p: &mut PagePrefix,
+    pos: &mut usize,
+    end: usize,
+    width: usize,
+) -> Option<Run> {
     if *pos >= end {
         return None;
     }
@@ -290,8 +306,9 @@ fn next_run(p: &mut PagePrefix, pos: &mut usize, end: usize, width: usize) -> Op
         // `count` groups of 8 values: `width` bytes each.
         let at = *pos;
         *pos = pos.checked_add(count.checked_mul(width)?)?;
+        // Saturating: a run of width 0 takes no bytes, whatever count it claims.
         (*pos <= end).then_some(Run::Packed {
-            len: count.checked_mul(8)?,
+            len: count.saturating_mul(8),
             at,
         })
     } else {

@@ -20,7 +20,7 @@
 mod extract;
 mod prefix;
 
-pub(crate) use self::extract::Leaf;
+pub(crate) use self::extract::{next_run, Dictionary, Leaf, Run};
 pub(crate) use self::prefix::PagePrefix;
 
 use std::collections::hash_map::Entry;
@@ -40,9 +40,9 @@ use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
 
-use self::extract::{pick, plain_page, Dictionary, FetchedPage, Picked};
+use self::extract::{pick, plain_page, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
-use super::page_header::{PageHeader, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY};
+use super::page_header::{PageHeader, PLAIN};
 use super::parquet::{leaf_columns, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
@@ -157,18 +157,17 @@ pub(crate) fn required_values(
     Some((values, start, usize::try_from(h.num_values).ok()?, indices))
 }
 
-/// The values of the dictionary page `page` (header first) of a fixed-width column of `width`
-/// bytes per value, decompressed; `None` when it is not one.
-pub(crate) fn dictionary_values(page: Bytes, width: usize, codec: Compression) -> Option<Bytes> {
-    let h = PageHeader::parse(&page)?;
-    if h.page_type != DICTIONARY_PAGE || !(h.encoding == PLAIN || h.encoding == PLAIN_DICTIONARY) {
-        return None;
-    }
-    let data = h.data(&page)?;
-    let mut values = PagePrefix::new(data, h.uncompressed_size, codec)?;
-    let len = usize::try_from(h.num_values).ok()?.checked_mul(width)?;
-    values.get(0, values.total())?;
-    values.into_complete().filter(|v| v.len() == len)
+/// Where the dictionary page of leaf `column` in row group `row_group` lies: from the chunk's
+/// dictionary page offset to its first data page; `None` without one.
+pub(crate) fn dictionary_page_range(
+    md: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Option<Range<u64>> {
+    let chunk = md.row_groups().get(row_group)?.columns().get(column)?;
+    let start = u64::try_from(chunk.dictionary_page_offset()?).ok()?;
+    let end = u64::try_from(chunk.data_page_offset()).ok()?;
+    (start < end).then_some(start..end)
 }
 
 /// The leaves and pages to read; `None` when a column is not flat or an index is missing.
@@ -215,14 +214,8 @@ async fn dictionaries(
             if keys.contains(&key) || !PageHeader::parse(b)?.needs_dictionary() {
                 continue;
             }
-            let chunk = md.row_group(p.row_group).column(job.column);
-            let start = u64::try_from(chunk.dictionary_page_offset()?).ok()?;
-            let end = u64::try_from(chunk.data_page_offset()).ok()?;
-            if start >= end {
-                return None;
-            }
             keys.push(key);
-            ranges.push(start..end);
+            ranges.push(dictionary_page_range(md, p.row_group, job.column)?);
         }
     }
     if ranges.is_empty() {

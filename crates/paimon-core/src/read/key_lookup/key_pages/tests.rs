@@ -78,6 +78,21 @@ fn intervals(key: &DataField, sql: &str) -> Vec<KeyInterval> {
     key_intervals(&predicate, 0).unwrap()
 }
 
+/// `keys()` as PLAIN BIGINT pages of a v1 file compressed with `codec`.
+fn plain_file(codec: Compression) -> Bytes {
+    let layout = props(false, WriterVersion::PARQUET_1_0, codec).build();
+    file(&keys(), &TypeKind::BigInt, false, layout)
+}
+
+/// Where the pages of the first column's first row group start.
+fn page_offsets(bytes: &Bytes) -> Vec<usize> {
+    metadata(bytes).metadata().offset_index().unwrap()[0][0]
+        .page_locations()
+        .iter()
+        .map(|p| p.offset as usize)
+        .collect()
+}
+
 /// The search of `sql` over every row of `bytes`.
 async fn run(bytes: &Bytes, key: &DataField, sql: &str) -> Option<KeyPages> {
     run_on(&reader(bytes).await, bytes, key, sql).await
@@ -263,6 +278,12 @@ fn integers_are_little_endian_and_sign_extended() {
     assert_eq!(at::<8>(&min, 0), i64::MIN);
 }
 
+/// The dictionary indices of the values section `section`.
+fn indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
+    let mut p = PagePrefix::plain(Bytes::copy_from_slice(section));
+    dictionary_indices(&mut p, 0, count)
+}
+
 #[test]
 fn dictionary_indices_of_bit_packed_and_rle_runs() {
     // Width 3; a bit-packed group of 0..8 (header 1 << 1 | 1), then 0..8 packed LSB first;
@@ -270,25 +291,25 @@ fn dictionary_indices_of_bit_packed_and_rle_runs() {
     let section = [3, 3, 136, 198, 250, 8, 5];
     let mut want: Vec<u32> = (0..8).collect();
     want.extend([5; 4]);
-    assert_eq!(dictionary_indices(&section, 12), Some(want.clone()));
+    assert_eq!(indices(&section, 12), Some(want.clone()));
     // Fewer values than the runs hold: the padding of a run is not read.
-    assert_eq!(dictionary_indices(&section, 10), Some(want[..10].to_vec()));
+    assert_eq!(indices(&section, 10), Some(want[..10].to_vec()));
     // More than the runs hold, a cut run, a width over 32: none.
-    assert_eq!(dictionary_indices(&section, 13), None);
-    assert_eq!(dictionary_indices(&section[..4], 8), None);
-    assert_eq!(dictionary_indices(&[33, 2, 0], 1), None);
+    assert_eq!(indices(&section, 13), None);
+    assert_eq!(indices(&section[..4], 8), None);
+    assert_eq!(indices(&[33, 2, 0], 1), None);
     // Width 0: every index is 0, whatever a run's length says.
-    assert_eq!(dictionary_indices(&[0, 6], 3), Some(vec![0; 3]));
+    assert_eq!(indices(&[0, 6], 3), Some(vec![0; 3]));
     let huge = [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
-    assert_eq!(dictionary_indices(&huge, 3), Some(vec![0; 3]));
+    assert_eq!(indices(&huge, 3), Some(vec![0; 3]));
     // Every cut of the section, and arbitrary bytes, are an answer or none, never a panic
     // (nor an allocation beyond the count asked for).
     for cut in 0..section.len() {
-        let _ = dictionary_indices(&section[..cut], 12);
+        let _ = indices(&section[..cut], 12);
     }
     for mut buf in random_byte_strings(20_000, 24) {
         buf[0] %= 40;
-        if let Some(ids) = dictionary_indices(&buf, 64) {
+        if let Some(ids) = indices(&buf, 64) {
             assert_eq!(ids.len(), 64);
         }
     }
@@ -298,16 +319,13 @@ fn dictionary_indices_of_bit_packed_and_rle_runs() {
 async fn pages_cut_short_are_refused_not_read_past() {
     // A key page whose header claims more bytes than there are (a corrupt header, or a page
     // cut short): its values cannot be had, and nothing is read out of bounds.
-    let values = keys();
     for codec in [
         Compression::ZSTD(ZstdLevel::default()),
         Compression::UNCOMPRESSED,
     ] {
-        let layout = props(false, WriterVersion::PARQUET_1_0, codec).build();
-        let bytes = file(&values, &TypeKind::BigInt, false, layout);
-        let meta = metadata(&bytes);
-        let loc = &meta.metadata().offset_index().unwrap()[0][0].page_locations()[1];
-        let page = bytes.slice(loc.offset as usize..(loc.offset as usize + 40));
+        let bytes = plain_file(codec);
+        let at = page_offsets(&bytes)[1];
+        let page = bytes.slice(at..at + 40);
         let leaf = Leaf::new(parquet::basic::Type::INT64, 0, 0).unwrap();
         let (mut section, start, count, indices) = required_values(page, &leaf, codec).unwrap();
         assert!(!indices);
@@ -319,16 +337,13 @@ async fn pages_cut_short_are_refused_not_read_past() {
 async fn a_page_whose_value_count_is_not_its_row_count_is_refused() {
     // The second page's header says 99 values (thrift: struct field 5, then i32 field 1 =
     // zigzag 198) where the offset index says 100 rows: where its rows lie is unknown.
-    let values = keys();
-    let layout = props(false, WriterVersion::PARQUET_1_0, Compression::UNCOMPRESSED).build();
-    let bytes = file(&values, &TypeKind::BigInt, false, layout);
+    let bytes = plain_file(Compression::UNCOMPRESSED);
     let key = field(TypeKind::BigInt, false);
     assert!(matches!(
         run(&bytes, &key, "id = 5").await,
         Some(KeyPages::Found(_))
     ));
-    let meta = metadata(&bytes);
-    let at = meta.metadata().offset_index().unwrap()[0][0].page_locations()[1].offset as usize;
+    let at = page_offsets(&bytes)[1];
     let mut patched = bytes.to_vec();
     let header = &mut patched[at..at + 32];
     let i = header
@@ -344,16 +359,9 @@ async fn a_page_whose_value_count_is_not_its_row_count_is_refused() {
 async fn only_the_pages_of_a_point_read_stay_decompressed() {
     // Pages of 100 rows, batches of 1024: the page holding `id = 5` (rows 603..606) is kept
     // for the point read; a range over every row keeps none.
-    let values = keys();
-    let layout = props(false, WriterVersion::PARQUET_1_0, Compression::SNAPPY).build();
-    let bytes = file(&values, &TypeKind::BigInt, false, layout);
+    let bytes = plain_file(Compression::SNAPPY);
     let key = field(TypeKind::BigInt, false);
-    let meta = metadata(&bytes);
-    let offsets: Vec<u64> = meta.metadata().offset_index().unwrap()[0][0]
-        .page_locations()
-        .iter()
-        .map(|p| p.offset as u64)
-        .collect();
+    let offsets: Vec<u64> = page_offsets(&bytes).into_iter().map(|o| o as u64).collect();
     let r = reader(&bytes).await;
     let found = run_on(&r, &bytes, &key, "id = 5").await;
     assert_eq!(found, Some(KeyPages::Found(vec![603..606])));
