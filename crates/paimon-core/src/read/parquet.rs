@@ -38,7 +38,7 @@ use super::key_lookup::{self, KeyPass};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
 use super::parallel_columns;
-use super::point_pages;
+use super::point_pages::{self, PagePrefix};
 use super::row_group_pruning::{predicate_columns, PredicateColumns};
 use super::selection::{intersect, runs_within, selected_ranges};
 use crate::io::FileIO;
@@ -62,9 +62,9 @@ pub struct FileIoParquetReader {
     /// clone: the key column's pages are fetched once for both passes.
     fetched: Arc<Mutex<Vec<(u64, Bytes)>>>,
     keep: bool,
-    /// Data sections of pages decompressed whole by a key pass, by the page's offset, for the
-    /// point read of the same rows (shared by clones).
-    decompressed: Arc<Mutex<Vec<(u64, Bytes)>>>,
+    /// Data sections of pages (decompressed as far as a key pass needed), by the page's
+    /// offset, for the point read of the same rows (shared by clones).
+    decompressed: Arc<Mutex<Vec<(u64, PagePrefix)>>>,
 }
 
 impl FileIoParquetReader {
@@ -81,19 +81,19 @@ impl FileIoParquetReader {
         }
     }
 
-    /// Keeps the decompressed data section of the page at `page_offset` for later passes.
-    pub(crate) fn keep_decompressed(&self, page_offset: u64, section: Bytes) {
+    /// Keeps the data section of the page at `page_offset`, as far as a pass decompressed it,
+    /// for a later pass.
+    pub(crate) fn keep_decompressed(&self, page_offset: u64, section: PagePrefix) {
         if let Ok(mut kept) = self.decompressed.lock() {
             kept.push((page_offset, section));
         }
     }
 
-    /// The decompressed data section of the page at `page_offset`, when a pass kept it.
-    pub(crate) fn decompressed(&self, page_offset: u64) -> Option<Bytes> {
-        let kept = self.decompressed.lock().ok()?;
-        kept.iter()
-            .find(|(offset, _)| *offset == page_offset)
-            .map(|(_, b)| b.clone())
+    /// The data section of the page at `page_offset`, when a pass kept it (handed over once).
+    pub(crate) fn take_decompressed(&self, page_offset: u64) -> Option<PagePrefix> {
+        let mut kept = self.decompressed.lock().ok()?;
+        let i = kept.iter().position(|(offset, _)| *offset == page_offset)?;
+        Some(kept.swap_remove(i).1)
     }
 
     /// Makes this reader keep every range it fetches for its clones (see the field docs).

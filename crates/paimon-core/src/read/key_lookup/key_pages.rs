@@ -2,15 +2,19 @@
 //! stored PLAIN (the usual layout of a primary key's pages once the writer's dictionary is
 //! full, and of files written without dictionaries) or dictionary-encoded (the pages before).
 //!
-//! The touched pages are decompressed into one buffer each and searched where they lie: the
-//! values (little-endian integers, or dictionary indices looked up in the chunk's decompressed
-//! dictionary page) are checked to be sorted and binary-searched, with no Arrow array built,
-//! copied or concatenated. arrow-rs's decode of the same pages costs three times the memory
-//! (page, decoded batches, their concatenation), which a one-shot process pays in page faults.
+//! Each touched page is decompressed in place, in order, and only as far as the search needs:
+//! its values (little-endian integers, or dictionary indices looked up in the chunk's
+//! dictionary page, itself decompressed as far as the largest index) are checked to be sorted
+//! up to the first value above every interval searched, since in a sorted column no later
+//! value can match, and the checked values are binary-searched. A point lookup thus
+//! decompresses the key page up to its key, half a page on average, and builds no Arrow array.
+//! The values after that first value are not looked at: the file's rows are sorted by the key
+//! (the primary-key file layout, which the merge of a read relies on too), and a disorder in
+//! the part read is still caught. The page, as far as it was decompressed, is handed to the
+//! point read of the rows found.
 //! Anything else (another encoding, a nullable or non-integer column, a type changed by schema
 //! evolution, an index past the dictionary) is `None`, and the caller decodes with arrow-rs.
 
-use bytes::Bytes;
 use parquet::arrow::async_reader::AsyncFileReader;
 use parquet::basic::Type as PhysicalType;
 use parquet::file::metadata::ParquetMetaData;
@@ -93,10 +97,13 @@ pub(super) async fn search(
     // Kept for the full read, which reads the key column too.
     let kept = pass.reader.clone().keep_fetched();
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
+    // In a sorted column no value after one above every interval can match: pages are
+    // decompressed and checked only as far as that value.
+    let stop = bounds.iter().map(|b| b.2).max()?;
     let mut dictionaries = Dictionaries::default();
     let mut searched = Searched::default();
     let limit = pass.read.batch_size as u64;
-    let mut sections: Option<Vec<(u64, Bytes)>> = Some(Vec::new());
+    let mut sections: Option<Vec<(u64, PagePrefix)>> = Some(Vec::new());
     for (page, (offset, row_group, first_row, rows, codec)) in fetched.into_iter().zip(pages) {
         let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
         // A required flat column has one value per row: a header saying otherwise is not
@@ -104,37 +111,27 @@ pub(super) async fn search(
         if u64::try_from(count).ok()? != rows {
             return None;
         }
+        let values = Values {
+            start,
+            count,
+            first_row,
+            stop,
+            bounds: &bounds,
+        };
         let sorted = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
-            let ids = dictionary_indices(&mut section, start, count)?;
-            let n = dictionary.len() / width;
-            if ids.iter().any(|&i| i as usize >= n) {
-                return None;
-            }
-            let value = |i: usize| {
-                let k = ids[i] as usize;
-                if width == 4 {
-                    at::<4>(&dictionary, k)
-                } else {
-                    at::<8>(&dictionary, k)
-                }
-            };
-            searched.page(first_row, count, value, &bounds)
+            values.dictionary(&mut section, dictionary, &mut searched)?
+        } else if width == 4 {
+            values.plain::<4>(&mut section, &mut searched)?
         } else {
-            let end = start.checked_add(count.checked_mul(width)?)?;
-            let bytes = section.get(start, end)?;
-            if width == 4 {
-                searched.page(first_row, count, |i| at::<4>(bytes, i), &bounds)
-            } else {
-                searched.page(first_row, count, |i| at::<8>(bytes, i), &bounds)
-            }
+            values.plain::<8>(&mut section, &mut searched)?
         };
         if !sorted {
             return Some(KeyPages::Unsorted);
         }
         // A point read of the rows found (at most one batch of them) decodes their pages
-        // again: those are kept decompressed for it. Past a batch, nothing is kept (a wide
-        // range's key pages are not held through the read).
+        // again: those are kept, as far as they were decompressed, for it. Past a batch,
+        // nothing is kept (a wide range's key pages are not held through the read).
         let found: u64 = searched.rows.iter().map(|r| r.end - r.start).sum();
         if found > limit {
             sections = None;
@@ -145,22 +142,121 @@ pub(super) async fn search(
                 .last()
                 .is_some_and(|r| r.end > first_row && r.start < page_end);
             if here {
-                k.extend(section.into_complete().map(|whole| (offset, whole)));
+                k.push((offset, section));
             }
         }
     }
-    for (offset, whole) in sections.into_iter().flatten() {
-        pass.reader.keep_decompressed(offset, whole);
+    for (offset, section) in sections.into_iter().flatten() {
+        pass.reader.keep_decompressed(offset, section);
     }
     Some(KeyPages::Found(searched.rows))
 }
 
-/// The decompressed dictionary pages of the key column, by row group, fetched as needed.
+/// One data page's values as the search sees them.
+struct Values<'a> {
+    /// Where the values start in the page's values section.
+    start: usize,
+    /// How many there are.
+    count: usize,
+    /// The file row of the first.
+    first_row: u64,
+    /// The highest bound of the intervals.
+    stop: i64,
+    /// The intervals (low, low inclusive, high, high inclusive).
+    bounds: &'a [(i64, bool, i64, bool)],
+}
+
+impl Values<'_> {
+    /// Checks and searches PLAIN values of `W` bytes each, decompressing `section` only until
+    /// a value above every interval (or the page's end): `Some(false)` when they are not
+    /// sorted, `None` when the section does not hold them.
+    fn plain<const W: usize>(
+        &self,
+        section: &mut PagePrefix,
+        searched: &mut Searched,
+    ) -> Option<bool> {
+        let mut checked = 0;
+        loop {
+            let values = section.so_far().get(self.start..).unwrap_or_default();
+            let have = (values.len() / W).min(self.count);
+            if !searched.check(checked, have, |i| at::<W>(values, i)) {
+                return Some(false);
+            }
+            checked = have;
+            if checked == self.count || (checked > 0 && at::<W>(values, checked - 1) > self.stop) {
+                break;
+            }
+            section.advance()?;
+        }
+        let values = section.so_far().get(self.start..).unwrap_or_default();
+        searched.find(self.first_row, checked, |i| at::<W>(values, i), self.bounds);
+        Some(true)
+    }
+
+    /// Checks and searches dictionary indices (looked up in `dictionary`), decoding them run by
+    /// run only until a value above every interval (or the page's end); as [`Self::plain`],
+    /// and `None` for an index past the dictionary.
+    fn dictionary(
+        &self,
+        section: &mut PagePrefix,
+        dictionary: &mut DictionaryValues,
+        searched: &mut Searched,
+    ) -> Option<bool> {
+        let mut runs = IndexRuns::new(section, self.start)?;
+        // Not more up front than a corrupt count could make a lot of.
+        let mut values: Vec<i64> = Vec::with_capacity(self.count.min(1 << 16));
+        let mut ids = Vec::new();
+        while values.len() < self.count {
+            let checked = values.len();
+            ids.clear();
+            runs.next(section, self.count - checked, &mut ids)?;
+            for &id in &ids {
+                values.push(dictionary.value(id)?);
+            }
+            if !searched.check(checked, values.len(), |i| values[i]) {
+                return Some(false);
+            }
+            if values.last().is_some_and(|&v| v > self.stop) {
+                break;
+            }
+        }
+        searched.find(self.first_row, values.len(), |i| values[i], self.bounds);
+        Some(true)
+    }
+}
+
+/// A chunk's dictionary of integers, decompressed as far as the indices looked up need.
+struct DictionaryValues {
+    /// The PLAIN values section.
+    values: PagePrefix,
+    /// How many values it holds.
+    count: usize,
+    /// Bytes per value (4 or 8).
+    width: usize,
+}
+
+impl DictionaryValues {
+    /// Value `index`; `None` past the dictionary.
+    fn value(&mut self, index: u32) -> Option<i64> {
+        let k = usize::try_from(index).ok()?;
+        if k >= self.count {
+            return None;
+        }
+        let bytes = self.values.get(k * self.width, (k + 1) * self.width)?;
+        Some(if self.width == 4 {
+            at::<4>(bytes, 0)
+        } else {
+            at::<8>(bytes, 0)
+        })
+    }
+}
+
+/// The dictionary pages of the key column, by row group, fetched as needed.
 #[derive(Default)]
-struct Dictionaries(Vec<(usize, Bytes)>);
+struct Dictionaries(Vec<(usize, DictionaryValues)>);
 
 impl Dictionaries {
-    /// The values of row group `row_group`'s dictionary page of leaf `leaf`.
+    /// Row group `row_group`'s dictionary of leaf `leaf` (values of `width` bytes).
     async fn get(
         &mut self,
         reader: &FileIoParquetReader,
@@ -168,41 +264,68 @@ impl Dictionaries {
         row_group: usize,
         leaf: usize,
         width: usize,
-    ) -> Option<Bytes> {
-        if let Some((_, d)) = self.0.iter().find(|(g, _)| *g == row_group) {
-            return Some(d.clone());
-        }
-        let range = dictionary_page_range(md, row_group, leaf)?;
-        let page = reader.clone().get_bytes(range).await.ok()?;
-        let codec = md.row_group(row_group).column(leaf).compression();
-        let values = Dictionary::new(page, codec)?.into_fixed_width(width)?;
-        self.0.push((row_group, values.clone()));
-        Some(values)
+    ) -> Option<&mut DictionaryValues> {
+        let at = match self.0.iter().position(|(g, _)| *g == row_group) {
+            Some(at) => at,
+            None => {
+                let range = dictionary_page_range(md, row_group, leaf)?;
+                let page = reader.clone().get_bytes(range).await.ok()?;
+                let codec = md.row_group(row_group).column(leaf).compression();
+                let (values, count) = Dictionary::new(page, codec)?.into_values();
+                let dictionary = DictionaryValues {
+                    values,
+                    count,
+                    width,
+                };
+                self.0.push((row_group, dictionary));
+                self.0.len() - 1
+            }
+        };
+        self.0.get_mut(at).map(|(_, d)| d)
     }
 }
 
-/// The `count` dictionary indices of a data page's values section `section` from `start` (a
-/// bit width byte, then RLE and bit-packed runs); `None` when it is malformed or too short.
-fn dictionary_indices(section: &mut PagePrefix, start: usize, count: usize) -> Option<Vec<u32>> {
-    let end = section.total();
-    let width = *section.get(start, start + 1)?.first()?;
-    if width > 32 {
-        return None;
+/// The dictionary indices of a data page's values section (a bit width byte, then RLE and
+/// bit-packed runs), decoded a run at a time.
+struct IndexRuns {
+    /// Where the next run starts in the section.
+    pos: usize,
+    /// The section's end.
+    end: usize,
+    /// Bits per index.
+    width: usize,
+    /// The low `width` bits.
+    mask: u32,
+}
+
+impl IndexRuns {
+    /// The runs of the values section `section` from `start` (its bit width byte); `None`
+    /// when that byte is missing or over 32.
+    fn new(section: &mut PagePrefix, start: usize) -> Option<IndexRuns> {
+        let end = section.total();
+        let width = *section.get(start, start + 1)?.first()?;
+        if width > 32 {
+            return None;
+        }
+        let w = usize::from(width);
+        Some(IndexRuns {
+            pos: start + 1,
+            end,
+            width: w,
+            mask: if w == 32 { u32::MAX } else { (1u32 << w) - 1 },
+        })
     }
-    let w = usize::from(width);
-    let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
-    // Not more up front than a corrupt count could make a lot of.
-    let mut out: Vec<u32> = Vec::with_capacity(count.min(1 << 20));
-    let mut pos = start + 1;
-    while out.len() < count {
-        let left = count - out.len();
-        match next_run(section, &mut pos, end, w)? {
+
+    /// Appends the next run's indices, at most `left` of them (the padding of a run's last
+    /// group is not read), to `out`; `None` when the run is malformed or cut short.
+    fn next(&mut self, section: &mut PagePrefix, left: usize, out: &mut Vec<u32>) -> Option<()> {
+        match next_run(section, &mut self.pos, self.end, self.width)? {
             Run::Repeated { len, value } => out.extend(std::iter::repeat_n(value, len.min(left))),
             Run::Packed { len, at } => {
-                // Groups of 8 values of `w` bits, least significant bit first, up to `pos`.
-                let run = section.get(at, pos)?;
+                // Groups of 8 values of `width` bits, least significant bit first, up to `pos`.
+                let run = section.get(at, self.pos)?;
                 for i in 0..len.min(left) {
-                    let bit = i * w;
+                    let bit = i * self.width;
                     let byte = bit / 8;
                     // The eight bytes from the value's first one (zero-padded at the run's
                     // end): a value of at most 32 bits starting within the first byte lies in
@@ -216,12 +339,12 @@ fn dictionary_indices(section: &mut PagePrefix, start: usize, count: usize) -> O
                             u64::from_le_bytes(b)
                         }
                     };
-                    out.push((word >> (bit % 8)) as u32 & mask);
+                    out.push((word >> (bit % 8)) as u32 & self.mask);
                 }
             }
         }
+        Some(())
     }
-    Some(out)
 }
 
 /// A key literal as a 64-bit integer.
@@ -255,24 +378,32 @@ struct Searched {
 }
 
 impl Searched {
-    /// Searches one page of `count` values (`at(i)`: value `i`) whose first row is file row
-    /// `first_row`; `false` when the values are not sorted (after the previous page's).
-    fn page(
-        &mut self,
-        first_row: u64,
-        count: usize,
-        at: impl Fn(usize) -> i64,
-        bounds: &[(i64, bool, i64, bool)],
-    ) -> bool {
+    /// Checks that values `from..to` of the current page (`at(i)`: value `i`) are sorted,
+    /// after the values checked before them; `false` when they are not.
+    fn check(&mut self, from: usize, to: usize, at: impl Fn(usize) -> i64) -> bool {
         let mut prev = self.last.unwrap_or(i64::MIN);
-        for i in 0..count {
+        for i in from..to {
             let v = at(i);
             if v < prev {
                 return false;
             }
             prev = v;
         }
-        self.last = Some(prev);
+        if to > from {
+            self.last = Some(prev);
+        }
+        true
+    }
+
+    /// Adds the rows of the first `count` values of a page (checked sorted; `at(i)`: value
+    /// `i`) whose first row is file row `first_row` that lie in an interval.
+    fn find(
+        &mut self,
+        first_row: u64,
+        count: usize,
+        at: impl Fn(usize) -> i64,
+        bounds: &[(i64, bool, i64, bool)],
+    ) {
         let mut found: Vec<RowRange> = Vec::with_capacity(bounds.len());
         for &(low, low_inclusive, high, high_inclusive) in bounds {
             // Values below the interval form a prefix, and so do values not above it.
@@ -292,7 +423,6 @@ impl Searched {
         for r in found {
             push_merged(&mut self.rows, r);
         }
-        true
     }
 }
 

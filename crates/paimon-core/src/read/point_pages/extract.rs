@@ -124,15 +124,10 @@ impl PlainValues {
 pub(crate) struct Dictionary(pub(crate) PlainValues);
 
 impl Dictionary {
-    /// All the values of a fixed-width column's dictionary, `width` bytes each, decompressed;
-    /// `None` when its section is not that long.
-    pub(crate) fn into_fixed_width(self, width: usize) -> Option<Bytes> {
-        let PlainValues {
-            mut prefix, count, ..
-        } = self.0;
-        let len = count.checked_mul(width)?;
-        prefix.get(0, prefix.total())?;
-        prefix.into_complete().filter(|v| v.len() == len)
+    /// The dictionary's PLAIN values section (decompressed as far as asked) and its value
+    /// count.
+    pub(crate) fn into_values(self) -> (PagePrefix, usize) {
+        (self.0.prefix, self.0.count)
     }
 
     /// The dictionary page `page` (header first) of a chunk compressed with `codec`.
@@ -159,8 +154,8 @@ pub(crate) struct FetchedPage {
     pub(crate) bytes: Bytes,
     /// Its column chunk's codec.
     pub(crate) codec: Compression,
-    /// Its data section already decompressed (by a key pass), if it was.
-    pub(crate) ready: Option<Bytes>,
+    /// Its data section as far as a key pass decompressed it, if one did.
+    pub(crate) ready: Option<PagePrefix>,
 }
 
 /// Appends the values of `rows` (ascending, page-local) of the data page `page` to `out`;
@@ -239,12 +234,12 @@ pub(super) fn sections(
     data: Bytes,
     leaf: &Leaf,
     codec: Compression,
-    ready: Option<Bytes>,
+    ready: Option<PagePrefix>,
 ) -> Option<(PagePrefix, usize, Option<Levels>)> {
     if let Some(values) = ready {
         let required = leaf.max_def == 0 && h.def_len == 0 && h.rep_len == 0;
-        if required && values.len() == h.uncompressed_size {
-            return Some((PagePrefix::plain(values), 0, None));
+        if required && values.total() == h.uncompressed_size {
+            return Some((values, 0, None));
         }
     }
     if h.page_type == DATA_PAGE_V2 {

@@ -6,9 +6,10 @@
 //! the usual 1 MiB pages, most of a point lookup's time. Here, for flat columns, each touched
 //! page's header is read ([`super::page_header`]), its data decompressed only up to the last
 //! wanted row ([`prefix::PagePrefix`]: half a page on average), and the wanted values copied out
-//! ([`extract`]); the values of each column then form one small uncompressed PLAIN page that
-//! arrow-rs decodes as usual, so types, logical-type conversions and the schema are exactly
-//! those of a normal read. Dictionary-encoded pages look their indices up in the chunk's
+//! ([`extract`]). A zstd page is fetched only as far as that row likely needs (its share of the
+//! page's bytes and a margin, [`likely_range`]), and whole when that proves short. The values
+//! of each column then form one small uncompressed PLAIN page that arrow-rs decodes as usual,
+//! so types, logical-type conversions and the schema are exactly those of a normal read. Dictionary-encoded pages look their indices up in the chunk's
 //! dictionary page, decompressed as far as the largest index.
 //!
 //! Applies when every projected column is a flat leaf (no repetition, definition level at
@@ -38,7 +39,7 @@ use parquet::arrow::{parquet_to_arrow_field_levels, ProjectionMask};
 use parquet::basic::{Compression, Encoding};
 use parquet::column::page::{Page, PageIterator, PageMetadata, PageReader};
 use parquet::errors::ParquetError;
-use parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMetaData};
 
 use self::extract::{pick, plain_page, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
@@ -67,6 +68,9 @@ pub(crate) struct PointRead<'a> {
 struct PageJob {
     row_group: usize,
     page: TouchedPage,
+    /// The bytes fetched first: the page's start, as far as its rows likely need
+    /// ([`likely_range`]).
+    fetch: Range<u64>,
 }
 
 /// What one leaf column needs read.
@@ -83,7 +87,7 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let mut jobs = plan(md, &read)?;
     let wanted: Vec<Range<u64>> = jobs
         .iter()
-        .flat_map(|j| j.pages.iter().map(|p| p.page.range.clone()))
+        .flat_map(|j| j.pages.iter().map(|p| p.fetch.clone()))
         .collect();
     let mut fetched = read
         .reader
@@ -114,23 +118,34 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
             .filter(|((_, c), _)| *c == job.column)
             .map(|((rg, _), b)| (*rg, b.clone()))
             .collect();
-        // Pages a key pass decompressed whole.
-        let ready: HashMap<u64, Bytes> = job
+        // Pages a key pass decompressed (as far as it needed).
+        let ready: HashMap<u64, PagePrefix> = job
             .pages
             .iter()
             .filter_map(|p| {
                 let start = p.page.range.start;
-                Some((start, read.reader.decompressed(start)?))
+                Some((start, read.reader.take_decompressed(start)?))
             })
             .collect();
         tasks.push(tokio::spawn(async move {
-            let picked = pick_leaf(&job, bytes, &codecs, dicts, ready)?;
-            Some((job.column, job.leaf, picked))
+            let picked = pick_leaf(&job, bytes, &codecs, &dicts, ready);
+            (job, codecs, dicts, picked)
         }));
     }
     let mut columns = Vec::with_capacity(tasks.len());
     for t in futures::future::join_all(tasks).await {
-        columns.push(t.ok()??);
+        let (job, codecs, dicts, picked) = t.ok()?;
+        let picked = match picked {
+            Some(picked) => picked,
+            // A page fetched in part proved short: the leaf again from its whole pages.
+            None if job.pages.iter().any(|p| p.fetch != p.page.range) => {
+                let whole = job.pages.iter().map(|p| p.page.range.clone()).collect();
+                let bytes = read.reader.clone().get_byte_ranges(whole).await.ok()?;
+                pick_leaf(&job, bytes, &codecs, &dicts, HashMap::new())?
+            }
+            None => return None,
+        };
+        columns.push((job.column, job.leaf, picked));
     }
     arrow_decode(read.meta, &read, columns)
 }
@@ -189,13 +204,46 @@ fn plan(md: &ParquetMetaData, read: &PointRead<'_>) -> Option<Vec<LeafJob>> {
     }
     for chunk in touched_pages(md, read.groups, read.ranges, &columns)? {
         let job = jobs.iter_mut().find(|j| j.column == chunk.column)?;
+        let meta = md.row_group(chunk.row_group).column(chunk.column);
         job.pages
             .extend(chunk.pages.into_iter().map(|page| PageJob {
                 row_group: chunk.row_group,
+                fetch: likely_range(meta, &page),
                 page,
             }));
     }
     Some(jobs)
+}
+
+/// Compressed bytes of a zstd page fetched beyond the share of its rows read: the rest of the
+/// zstd block holding the last row (up to 128 KiB decompressed, at the chunk's compression
+/// ratio, with a quarter more for pages that compress worse than their chunk), the page header
+/// and definition levels.
+fn zstd_margin(meta: &ColumnChunkMetaData) -> u64 {
+    const BLOCK: u64 = 128 * 1024;
+    const HEADER: u64 = 4 * 1024;
+    let packed = u64::try_from(meta.compressed_size()).unwrap_or(0);
+    let raw = u64::try_from(meta.uncompressed_size()).unwrap_or(0).max(1);
+    let block = u128::from(BLOCK) * u128::from(packed.min(raw)) * 5 / 4 / u128::from(raw);
+    u64::try_from(block).unwrap_or(BLOCK) + HEADER
+}
+
+/// The part of `page` fetched first: for a zstd page, its start as far as the rows read
+/// likely need, the share of its bytes up to the last row read and [`zstd_margin`] (its data
+/// is decompressed only that far, [`PagePrefix`]); the whole page for other codecs. A prefix
+/// that proves short is fetched again whole.
+fn likely_range(meta: &ColumnChunkMetaData, page: &TouchedPage) -> Range<u64> {
+    let whole = page.range.clone();
+    if !matches!(meta.compression(), Compression::ZSTD(_)) || page.row_count == 0 {
+        return whole;
+    }
+    let len = whole.end - whole.start;
+    let last = page.rows.last().map_or(0, |r| r.end) as u64;
+    let share = u128::from(len) * u128::from(last.min(page.row_count)) / u128::from(page.row_count);
+    let want = u64::try_from(share)
+        .unwrap_or(len)
+        .saturating_add(zstd_margin(meta));
+    whole.start..whole.start + want.min(len)
 }
 
 /// The dictionary pages (by row group and leaf) of the chunks with a touched page that needs
@@ -230,8 +278,8 @@ fn pick_leaf(
     job: &LeafJob,
     pages: Vec<Bytes>,
     codecs: &HashMap<usize, Compression>,
-    dictionaries: HashMap<usize, Bytes>,
-    mut ready: HashMap<u64, Bytes>,
+    dictionaries: &HashMap<usize, Bytes>,
+    mut ready: HashMap<u64, PagePrefix>,
 ) -> Option<Picked> {
     let mut picked = Picked::default();
     let mut decoded: HashMap<usize, Dictionary> = HashMap::new();

@@ -79,11 +79,6 @@ impl PagePrefix {
         }
     }
 
-    /// The whole section, when it has been decompressed to its end.
-    pub(crate) fn into_complete(self) -> Option<Bytes> {
-        (self.out.len() == self.total).then(|| Bytes::from(self.out))
-    }
-
     /// The section's decompressed size.
     pub(crate) fn total(&self) -> usize {
         self.total
@@ -93,6 +88,20 @@ impl PagePrefix {
     #[cfg(test)]
     pub(crate) fn decompressed(&self) -> usize {
         self.out.len()
+    }
+
+    /// The section's first bytes, as far as it has been decompressed.
+    pub(crate) fn so_far(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Decompresses a further slice (up to one zstd block past what [`Self::so_far`] holds);
+    /// `None` once the section is complete or when the data does not decompress.
+    pub(crate) fn advance(&mut self) -> Option<()> {
+        if self.out.len() >= self.total {
+            return None;
+        }
+        self.step()
     }
 
     /// Bytes `start..end` of the decompressed section, decompressing as far as needed;

@@ -379,9 +379,82 @@ async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
             .value(0)
     };
     let r = reader(&bytes).await;
-    r.keep_decompressed(loc.offset as u64, Bytes::from(whole.clone()));
+    let kept = prefix::PagePrefix::plain(Bytes::from(whole.clone()));
+    r.keep_decompressed(loc.offset as u64, kept);
     assert_eq!(ids(decode(read(&r)).await.unwrap()), 77);
     let r = reader(&bytes).await;
-    r.keep_decompressed(loc.offset as u64, Bytes::from(whole[..40].to_vec()));
+    let kept = prefix::PagePrefix::plain(Bytes::from(whole[..40].to_vec()));
+    r.keep_decompressed(loc.offset as u64, kept);
     assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
+    // A section decompressed only in part (row 0) is decompressed further for row 5.
+    let r = reader(&bytes).await;
+    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let mut part = prefix::PagePrefix::new(data, h.uncompressed_size, codec).unwrap();
+    part.get(0, 8).unwrap();
+    r.keep_decompressed(loc.offset as u64, part);
+    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
+    assert!(r.take_decompressed(loc.offset as u64).is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zstd_pages_are_fetched_in_part_and_whole_when_that_proves_short() {
+    // One zstd page of 200,000 BIGINTs: random in its first half (incompressible), one value
+    // repeated in the second (next to nothing compressed), so its compressed bytes all lie in
+    // the first half of its rows.
+    let mut rng = Rng(99);
+    let values: Vec<i64> = (0..200_000)
+        .map(|i| if i < 100_000 { rng.next() as i64 } else { 7 })
+        .collect();
+    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+    let b = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(values))]).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+        .set_dictionary_enabled(false)
+        .set_data_page_row_count_limit(1 << 20)
+        .set_data_page_size_limit(1 << 30)
+        .set_write_batch_size(1 << 20)
+        .build();
+    let bytes = parquet_bytes(&b, props);
+    let meta = metadata(&bytes);
+    let page = meta.metadata().offset_index().unwrap()[0][0].page_locations()[0].clone();
+    assert_eq!(
+        meta.metadata().offset_index().unwrap()[0][0]
+            .page_locations()
+            .len(),
+        1
+    );
+    let store = Arc::new(object_store::memory::InMemory::new());
+    let io = crate::io::FileIO::from_store("memory://t", store).unwrap();
+    io.write("memory://t/f.parquet", bytes.clone())
+        .await
+        .unwrap();
+    let r = FileIoParquetReader::new(
+        io.clone(),
+        "memory://t/f.parquet".into(),
+        bytes.len() as u64,
+    );
+    let g = groups(&meta);
+    // (row, requests expected, whether less than half the page is fetched)
+    let cases = [(10u64, 1, true), (90_000, 2, false), (199_990, 1, false)];
+    for (row, requests, part) in cases {
+        let ranges = [row..row + 1];
+        let before = io.read_stats();
+        let batches = decode(PointRead {
+            reader: &r,
+            meta: &meta,
+            groups: &g,
+            ranges: &ranges,
+            roots: &[0],
+            batch_size: 1024,
+        })
+        .await
+        .unwrap();
+        let after = io.read_stats();
+        let got = concat_batches(&batches[0].schema(), &batches).unwrap();
+        assert_eq!(got, expected(&bytes, &[0], &ranges), "row {row}");
+        assert_eq!(after.requests - before.requests, requests, "row {row}");
+        let fetched = after.bytes - before.bytes;
+        let size = page.compressed_page_size as u64;
+        assert_eq!(fetched < size / 2, part, "row {row}: {fetched} of {size}");
+    }
 }

@@ -281,7 +281,12 @@ fn integers_are_little_endian_and_sign_extended() {
 /// The dictionary indices of the values section `section`.
 fn indices(section: &[u8], count: usize) -> Option<Vec<u32>> {
     let mut p = PagePrefix::plain(Bytes::copy_from_slice(section));
-    dictionary_indices(&mut p, 0, count)
+    let mut runs = IndexRuns::new(&mut p, 0)?;
+    let mut out = Vec::new();
+    while out.len() < count {
+        runs.next(&mut p, count - out.len(), &mut out)?;
+    }
+    Some(out)
 }
 
 #[test]
@@ -366,11 +371,63 @@ async fn only_the_pages_of_a_point_read_stay_decompressed() {
     let found = run_on(&r, &bytes, &key, "id = 5").await;
     assert_eq!(found, Some(KeyPages::Found(vec![603..606])));
     let kept: Vec<usize> = (0..offsets.len())
-        .filter(|&i| r.decompressed(offsets[i]).is_some())
+        .filter(|&i| r.take_decompressed(offsets[i]).is_some())
         .collect();
     assert_eq!(kept, vec![6]);
     let r = reader(&bytes).await;
     let all = run_on(&r, &bytes, &key, "id BETWEEN -2000 AND 9000").await;
     assert_eq!(all, Some(KeyPages::Found(vec![0..ROWS as u64])));
-    assert!(offsets.iter().all(|&o| r.decompressed(o).is_none()));
+    assert!(offsets.iter().all(|&o| r.take_decompressed(o).is_none()));
+}
+
+#[tokio::test]
+async fn a_lookup_decompresses_a_key_page_only_as_far_as_its_key() {
+    // One zstd page of 400,000 distinct sorted keys, PLAIN or dictionary-encoded: a key near
+    // the start is found with the page's start decompressed (zstd blocks of 128 KiB), which is
+    // what is kept for the point read; keys past the last value read the page to its end.
+    let values: Vec<i64> = (0..400_000).map(|i| i * 3).collect();
+    let key = field(TypeKind::BigInt, false);
+    for dictionary in [false, true] {
+        let layout = props(
+            dictionary,
+            WriterVersion::PARQUET_1_0,
+            Compression::ZSTD(ZstdLevel::default()),
+        )
+        .set_data_page_row_count_limit(1 << 20)
+        .set_data_page_size_limit(1 << 30)
+        .set_dictionary_page_size_limit(1 << 30)
+        .set_write_batch_size(1 << 20)
+        .set_max_row_group_row_count(None)
+        .build();
+        let bytes = file(&values, &TypeKind::BigInt, false, layout);
+        let offsets = page_offsets(&bytes);
+        assert_eq!(offsets.len(), 1);
+        assert_eq!(
+            page_kinds(&bytes),
+            (usize::from(dictionary), usize::from(!dictionary))
+        );
+        let r = reader(&bytes).await;
+        let found = run_on(&r, &bytes, &key, "id = 3000").await;
+        assert_eq!(
+            found,
+            Some(KeyPages::Found(vec![1000..1001])),
+            "{dictionary}"
+        );
+        let kept = r.take_decompressed(offsets[0] as u64).unwrap();
+        assert!(
+            kept.so_far().len() < kept.total() / 4,
+            "{dictionary}: {} of {}",
+            kept.so_far().len(),
+            kept.total()
+        );
+        let r = reader(&bytes).await;
+        let found = run_on(&r, &bytes, &key, "id = 1199998").await;
+        assert_eq!(found, Some(KeyPages::Found(vec![])), "{dictionary}");
+        let found = run_on(&r, &bytes, &key, "id = 1199997").await;
+        assert_eq!(
+            found,
+            Some(KeyPages::Found(vec![399_999..400_000])),
+            "{dictionary}"
+        );
+    }
 }
