@@ -12,6 +12,7 @@ use futures::TryStreamExt;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
+use super::local;
 use super::storage::{build_store, parse_location, Location};
 use crate::{Error, ErrorKind, Result};
 
@@ -67,6 +68,9 @@ pub struct FileIO {
     options: Arc<HashMap<String, String>>,
     stores: Arc<Mutex<HashMap<String, Arc<dyn ObjectStore>>>>,
     counters: Arc<ReadCounters>,
+    /// Whether local disk is served by a store given with [`FileIO::with_store`]: then every
+    /// local read goes to it, none is made inline ([`super::local`]).
+    local_store_given: bool,
 }
 
 impl std::fmt::Debug for FileIO {
@@ -86,6 +90,7 @@ impl FileIO {
             options: Arc::new(options),
             stores: Arc::default(),
             counters: Arc::default(),
+            local_store_given: false,
         }
     }
 
@@ -102,8 +107,9 @@ impl FileIO {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn with_store(self, url: &str, store: Arc<dyn ObjectStore>) -> Result<Self> {
+    pub fn with_store(mut self, url: &str, store: Arc<dyn ObjectStore>) -> Result<Self> {
         let loc = parse_location(url)?;
+        self.local_store_given |= loc.scheme == "file";
         self.stores
             .lock()
             .map_err(|_| Error::internal("FileIO store cache poisoned"))?
@@ -140,8 +146,37 @@ impl FileIO {
         Ok((store, loc.path))
     }
 
+    /// The path on local disk of `location` when its small reads are made inline
+    /// ([`super::local`]): a local location, and no store given for local disk.
+    fn inline_path(&self, location: &str) -> Option<std::path::PathBuf> {
+        if self.local_store_given {
+            return None;
+        }
+        let loc = parse_location(location).ok()?;
+        (loc.scheme == "file").then(|| format!("/{}", loc.path.as_ref()).into())
+    }
+
+    /// `ranges` read inline from local disk, when they are ([`super::local::read_ranges`]).
+    fn inline_ranges(&self, location: &str, ranges: &[Range<u64>]) -> Result<Option<Vec<Bytes>>> {
+        let Some(path) = self.inline_path(location) else {
+            return Ok(None);
+        };
+        let got = local::read_ranges(&path, ranges).map_err(|e| with_file(e, location))?;
+        if let Some(got) = &got {
+            let bytes = got.iter().map(|b| b.len() as u64).sum();
+            self.counters.add(got.len() as u64, bytes);
+        }
+        Ok(got)
+    }
+
     /// Reads a whole file.
     pub async fn read(&self, location: &str) -> Result<Bytes> {
+        if let Some(path) = self.inline_path(location) {
+            if let Some(b) = local::read(&path).map_err(|e| with_file(e, location))? {
+                self.counters.add(1, b.len() as u64);
+                return Ok(b);
+            }
+        }
         let (store, path) = self.resolve(location)?;
         let r = store.get(&path).await.map_err(|e| with_file(e, location))?;
         let b = r.bytes().await.map_err(|e| with_file(e, location))?;
@@ -151,13 +186,20 @@ impl FileIO {
 
     /// Reads `range` of a file; a short read is an error.
     pub async fn read_range(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
-        let (store, path) = self.resolve(location)?;
         let want = range.end.saturating_sub(range.start);
-        let b = store
-            .get_range(&path, range.clone())
-            .await
-            .map_err(|e| with_file(e, location))?;
-        self.counters.add(1, b.len() as u64);
+        let inline = self.inline_ranges(location, std::slice::from_ref(&range))?;
+        let b = match inline.and_then(|mut got| got.pop()) {
+            Some(b) => b,
+            None => {
+                let (store, path) = self.resolve(location)?;
+                let b = store
+                    .get_range(&path, range.clone())
+                    .await
+                    .map_err(|e| with_file(e, location))?;
+                self.counters.add(1, b.len() as u64);
+                b
+            }
+        };
         if b.len() as u64 != want {
             return Err(Error::data_invalid("short read")
                 .with_context("file", location)
@@ -169,6 +211,10 @@ impl FileIO {
 
     /// Reads `range`, or less when the file ends first (the start must lie inside the file).
     pub async fn read_range_up_to(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
+        let inline = self.inline_ranges(location, std::slice::from_ref(&range))?;
+        if let Some(b) = inline.and_then(|mut got| got.pop()) {
+            return Ok(b);
+        }
         let (store, path) = self.resolve(location)?;
         let b = store
             .get_range(&path, range)
@@ -180,6 +226,9 @@ impl FileIO {
 
     /// Reads many ranges of one file.
     pub async fn read_ranges(&self, location: &str, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
+        if let Some(got) = self.inline_ranges(location, ranges)? {
+            return Ok(got);
+        }
         let (store, path) = self.resolve(location)?;
         let got = store
             .get_ranges(&path, ranges)
@@ -192,6 +241,11 @@ impl FileIO {
 
     /// The size of a file.
     pub async fn size(&self, location: &str) -> Result<u64> {
+        if let Some(path) = self.inline_path(location) {
+            if let Some(size) = local::size(&path).map_err(|e| with_file(e, location))? {
+                return Ok(size);
+            }
+        }
         let (store, path) = self.resolve(location)?;
         let m = store
             .head(&path)
@@ -369,6 +423,45 @@ pub fn join(dir: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn inline_local_reads_equal_the_store_s() {
+        // The same reads through the inline path (default) and through a local store given
+        // for local disk (no inline reads): same bytes, same errors' kinds, same counts; in a
+        // directory named as Java names escaped partitions.
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("dt=2024-01-01 10%3A00");
+        std::fs::create_dir(&sub).unwrap();
+        let data: Vec<u8> = (0..70_000u32).map(|i| (i % 253) as u8).collect();
+        std::fs::write(sub.join("f.bin"), &data).unwrap();
+        let f = format!("{}/f.bin", sub.to_str().unwrap());
+        let missing = format!("{}/none.bin", sub.to_str().unwrap());
+        let inline = FileIO::default();
+        let store = Arc::new(object_store::local::LocalFileSystem::new());
+        let given = FileIO::default().with_store("file:///", store).unwrap();
+        assert!(inline.inline_path(&f).is_some() && given.inline_path(&f).is_none());
+        for io in [&inline, &given] {
+            assert_eq!(io.read(&f).await.unwrap(), &data[..]);
+            assert_eq!(io.read_range(&f, 100..200).await.unwrap(), &data[100..200]);
+            let tail = io.read_range_up_to(&f, 65_000..80_000).await.unwrap();
+            assert_eq!(tail, &data[65_000..]);
+            let got = io.read_ranges(&f, &[0..3, 69_990..70_000]).await.unwrap();
+            assert_eq!(got, vec![&data[..3], &data[69_990..]]);
+            assert_eq!(io.size(&f).await.unwrap(), 70_000);
+            assert!(io.exists(&f).await.unwrap());
+            assert!(!io.exists(&missing).await.unwrap());
+            assert_eq!(
+                io.read(&missing).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
+            assert_eq!(
+                io.read_range(&f, 69_000..71_000).await.unwrap_err().kind(),
+                ErrorKind::DataInvalid
+            );
+            assert!(io.read_range(&f, 80_000..80_001).await.is_err());
+        }
+        assert_eq!(inline.read_stats(), given.read_stats());
+    }
 
     #[tokio::test]
     async fn reads_lists_and_reports_missing_files() {

@@ -1,0 +1,114 @@
+//! Small reads of local files made on the calling task.
+//!
+//! object_store's local store runs every call on a blocking thread. For the small reads of
+//! planning and of a point lookup (snapshot, schema and manifest files, a footer, a few pages)
+//! the hand-offs to those threads, and the spawning of them in a fresh process, cost more than
+//! the reads, which the page cache serves in microseconds. Reads of at most
+//! [`INLINE_READ_BYTES`] are therefore made here, with `std::fs`, on the calling task; larger
+//! ones, and anything unusual (a directory, a range starting past the end, a file that cannot
+//! be opened), return `None` and go through the store as before, which also words the errors.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::Path;
+
+use bytes::Bytes;
+
+/// The most bytes one call reads on the calling task.
+pub(crate) const INLINE_READ_BYTES: u64 = 4 << 20;
+
+/// The whole file at `path`; `None` when it is not a small regular file that opens.
+pub(crate) fn read(path: &Path) -> io::Result<Option<Bytes>> {
+    let Some((mut file, len)) = open(path)? else {
+        return Ok(None);
+    };
+    if len > INLINE_READ_BYTES {
+        return Ok(None);
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.read_to_end(&mut buf)?;
+    Ok(Some(Bytes::from(buf)))
+}
+
+/// `ranges` of the file at `path`, each cut where the file ends; `None` when they are more
+/// than [`INLINE_READ_BYTES`] together, one starts past the end or is reversed, or the file
+/// is not a regular file that opens.
+pub(crate) fn read_ranges(path: &Path, ranges: &[Range<u64>]) -> io::Result<Option<Vec<Bytes>>> {
+    let total = ranges
+        .iter()
+        .try_fold(0u64, |sum, r| sum.checked_add(r.end.checked_sub(r.start)?));
+    if total.is_none_or(|t| t > INLINE_READ_BYTES) {
+        return Ok(None);
+    }
+    let Some((mut file, len)) = open(path)? else {
+        return Ok(None);
+    };
+    if ranges.iter().any(|r| r.start > len) {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        file.seek(SeekFrom::Start(r.start))?;
+        let want = r.end - r.start;
+        // Capacity only: the read writes the bytes without zeroing them first.
+        let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
+        (&mut file).take(want).read_to_end(&mut buf)?;
+        out.push(Bytes::from(buf));
+    }
+    Ok(Some(out))
+}
+
+/// The size of the regular file at `path`; `None` when it is not one (a directory), an error
+/// when it cannot be looked up (`NotFound` when it does not exist).
+pub(crate) fn size(path: &Path) -> io::Result<Option<u64>> {
+    let m = std::fs::metadata(path)?;
+    Ok(m.is_file().then_some(m.len()))
+}
+
+/// The file at `path` opened, with its length; `None` when it does not open or is not a
+/// regular file.
+fn open(path: &Path) -> io::Result<Option<(File, u64)>> {
+    let Ok(file) = File::open(path) else {
+        return Ok(None);
+    };
+    let m = file.metadata()?;
+    Ok(m.is_file().then_some((file, m.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn small_reads_are_made_here_and_the_rest_left_to_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        assert_eq!(read(&path).unwrap().unwrap(), &data[..]);
+        let got = read_ranges(&path, &[0..10, 9_990..10_000, 5..5, 9_995..20_000]).unwrap();
+        let got = got.unwrap();
+        assert_eq!(got[0], &data[..10]);
+        assert_eq!(got[1], &data[9_990..]);
+        assert!(got[2].is_empty());
+        // Cut where the file ends (the caller reports a short read).
+        assert_eq!(got[3], &data[9_995..]);
+        assert_eq!(size(&path).unwrap(), Some(10_000));
+        // Past the end, reversed, too large, a directory, a missing file: the store's.
+        assert!(read_ranges(&path, &[10_001..10_002]).unwrap().is_none());
+        #[allow(clippy::reversed_empty_ranges)]
+        let reversed = [5..4];
+        assert!(read_ranges(&path, &reversed).unwrap().is_none());
+        let big = [0..INLINE_READ_BYTES / 2, 0..INLINE_READ_BYTES / 2 + 1];
+        assert!(read_ranges(&path, &big).unwrap().is_none());
+        assert!(read(dir.path()).unwrap().is_none());
+        assert!(read_ranges(dir.path(), &[0..1]).unwrap().is_none());
+        assert_eq!(size(dir.path()).unwrap(), None);
+        let missing = dir.path().join("missing");
+        assert!(read(&missing).unwrap().is_none());
+        assert!(read_ranges(&missing, &[0..1]).unwrap().is_none());
+        assert_eq!(size(&missing).unwrap_err().kind(), io::ErrorKind::NotFound);
+    }
+}
