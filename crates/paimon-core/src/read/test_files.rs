@@ -23,16 +23,25 @@ pub(crate) fn metadata(bytes: &Bytes) -> ArrowReaderMetadata {
 
 /// `bytes` as the file `f.parquet` of an in-memory store, and a reader of it.
 pub(crate) async fn reader(bytes: &Bytes) -> crate::read::parquet::FileIoParquetReader {
+    stored(bytes).await.1
+}
+
+/// `bytes` as the file `f.parquet` of an in-memory store: the store's `FileIO` (whose read
+/// counts cover the reader's) and a reader of the file.
+pub(crate) async fn stored(
+    bytes: &Bytes,
+) -> (crate::io::FileIO, crate::read::parquet::FileIoParquetReader) {
     let store = std::sync::Arc::new(object_store::memory::InMemory::new());
     let io = crate::io::FileIO::from_store("memory://t", store).unwrap();
     io.write("memory://t/f.parquet", bytes.clone())
         .await
         .unwrap();
-    crate::read::parquet::FileIoParquetReader::new(
-        io,
+    let reader = crate::read::parquet::FileIoParquetReader::new(
+        io.clone(),
         "memory://t/f.parquet".into(),
         bytes.len() as u64,
-    )
+    );
+    (io, reader)
 }
 
 /// The row groups of a file, each with its file-global rows.

@@ -8,8 +8,7 @@ use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
-use crate::io::FileIO;
-use crate::read::test_files::{metadata, parquet_bytes, random_byte_strings};
+use crate::read::test_files::{metadata, parquet_bytes, random_byte_strings, stored};
 
 const ROWS: usize = 4000;
 
@@ -40,20 +39,6 @@ fn file(version: WriterVersion) -> Bytes {
         .set_write_batch_size(100)
         .build();
     parquet_bytes(&batch, props)
-}
-
-async fn stored(bytes: Bytes) -> (FileIO, FileIoParquetReader) {
-    let store = Arc::new(object_store::memory::InMemory::new());
-    let io = FileIO::from_store("memory://t", store).unwrap();
-    io.write("memory://t/f.parquet", bytes.clone())
-        .await
-        .unwrap();
-    let reader = FileIoParquetReader::new(
-        io.clone(),
-        "memory://t/f.parquet".into(),
-        bytes.len() as u64,
-    );
-    (io, reader)
 }
 
 /// The rows `rows` of every column, decoded with `meta`.
@@ -150,7 +135,7 @@ async fn a_row_in_plain_pages_is_read_without_their_dictionaries() {
         let leaves = [0usize, 1, 2];
         let row = (ROWS as u64 - 7)..(ROWS as u64 - 6);
 
-        let (io, reader) = stored(bytes.clone()).await;
+        let (io, reader) = stored(&bytes).await;
         let lean = without_unused_dictionaries(
             &meta,
             &reader,
@@ -174,7 +159,7 @@ async fn a_row_in_plain_pages_is_read_without_their_dictionaries() {
         let k_dict = k.data_page_offset() - k.dictionary_page_offset().unwrap();
         assert_eq!(io.read_stats().bytes - before, k_dict as u64, "{version:?}");
 
-        let (_, plain_reader) = stored(bytes.clone()).await;
+        let (_, plain_reader) = stored(&bytes).await;
         let want = decode(&plain_reader, meta.clone(), &row).await;
         assert_eq!(got, want, "{version:?}");
         assert_eq!(want.iter().map(RecordBatch::num_rows).sum::<usize>(), 1);
@@ -185,7 +170,7 @@ async fn a_row_in_plain_pages_is_read_without_their_dictionaries() {
 async fn a_row_in_a_dictionary_page_keeps_every_dictionary() {
     let bytes = file(WriterVersion::PARQUET_1_0);
     let meta = metadata(&bytes);
-    let (_, reader) = stored(bytes).await;
+    let (_, reader) = stored(&bytes).await;
     let groups = [(0usize, 0..ROWS as u64)];
     // Row 3 is in the first pages, which are dictionary-encoded in every column.
     let lean = without_unused_dictionaries(

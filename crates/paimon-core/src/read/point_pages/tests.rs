@@ -17,7 +17,7 @@ use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::*;
-use crate::read::test_files::{groups, metadata, parquet_bytes, reader};
+use crate::read::test_files::{groups, metadata, parquet_bytes, reader, stored};
 
 const ROWS: usize = 5000;
 
@@ -155,19 +155,29 @@ fn expected(bytes: &Bytes, roots: &[usize], ranges: &[RowRange]) -> RecordBatch 
     concat_batches(&schema, &batches).unwrap()
 }
 
+/// The point read of `ranges` of columns `roots`, in batches of 1024 rows.
+fn point_read<'a>(
+    reader: &'a FileIoParquetReader,
+    meta: &'a ArrowReaderMetadata,
+    groups: &'a [(usize, RowRange)],
+    ranges: &'a [RowRange],
+    roots: &'a [usize],
+) -> PointRead<'a> {
+    PointRead {
+        reader,
+        meta,
+        groups,
+        ranges,
+        roots,
+        batch_size: 1024,
+    }
+}
+
 async fn ours(bytes: &Bytes, roots: &[usize], ranges: &[RowRange]) -> Option<RecordBatch> {
     let meta = metadata(bytes);
     let r = reader(bytes).await;
     let g = groups(&meta);
-    let batches = decode(PointRead {
-        reader: &r,
-        meta: &meta,
-        groups: &g,
-        ranges,
-        roots,
-        batch_size: 1024,
-    })
-    .await?;
+    let batches = decode(point_read(&r, &meta, &g, ranges, roots)).await?;
     let schema = batches.first()?.schema();
     Some(concat_batches(&schema, &batches).unwrap())
 }
@@ -263,15 +273,9 @@ async fn what_is_not_read_here_falls_back() {
     let meta = ArrowReaderMetadata::load(&plain, options).unwrap();
     let r = reader(&plain).await;
     let g = groups(&meta);
-    let read = PointRead {
-        reader: &r,
-        meta: &meta,
-        groups: &g,
-        ranges: &ranges,
-        roots: &[0],
-        batch_size: 1024,
-    };
-    assert!(decode(read).await.is_none());
+    assert!(decode(point_read(&r, &meta, &g, &ranges, &[0]))
+        .await
+        .is_none());
     // The plain file itself is read.
     assert!(ours(&plain, &[0, 6], &ranges).await.is_some());
 }
@@ -362,14 +366,7 @@ async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
     whole[40..48].copy_from_slice(&77i64.to_le_bytes());
     let g = groups(&meta);
     let rows = [5..6];
-    let read = |r| PointRead {
-        reader: r,
-        meta: &meta,
-        groups: &g,
-        ranges: &rows,
-        roots: &[0],
-        batch_size: 1024,
-    };
+    let read = |r| point_read(r, &meta, &g, &rows, &[0]);
     let ids = |batches: Vec<RecordBatch>| {
         let b = concat_batches(&batches[0].schema(), &batches).unwrap();
         b.column(0)
@@ -423,32 +420,16 @@ async fn zstd_pages_are_fetched_in_part_and_whole_when_that_proves_short() {
             .len(),
         1
     );
-    let store = Arc::new(object_store::memory::InMemory::new());
-    let io = crate::io::FileIO::from_store("memory://t", store).unwrap();
-    io.write("memory://t/f.parquet", bytes.clone())
-        .await
-        .unwrap();
-    let r = FileIoParquetReader::new(
-        io.clone(),
-        "memory://t/f.parquet".into(),
-        bytes.len() as u64,
-    );
+    let (io, r) = stored(&bytes).await;
     let g = groups(&meta);
     // (row, requests expected, whether less than half the page is fetched)
     let cases = [(10u64, 1, true), (90_000, 2, false), (199_990, 1, false)];
     for (row, requests, part) in cases {
         let ranges = [row..row + 1];
         let before = io.read_stats();
-        let batches = decode(PointRead {
-            reader: &r,
-            meta: &meta,
-            groups: &g,
-            ranges: &ranges,
-            roots: &[0],
-            batch_size: 1024,
-        })
-        .await
-        .unwrap();
+        let batches = decode(point_read(&r, &meta, &g, &ranges, &[0]))
+            .await
+            .unwrap();
         let after = io.read_stats();
         let got = concat_batches(&batches[0].schema(), &batches).unwrap();
         assert_eq!(got, expected(&bytes, &[0], &ranges), "row {row}");
