@@ -2,16 +2,14 @@
 //! stored PLAIN (the usual layout of a primary key's pages once the writer's dictionary is
 //! full, and of files written without dictionaries) or dictionary-encoded (the pages before).
 //!
-//! Each touched page is decompressed in place, in order, and only as far as the search needs:
-//! its values (little-endian integers, or dictionary indices looked up in the chunk's
-//! dictionary page, itself decompressed as far as the largest index) are checked to be sorted
-//! up to the first value above every interval searched, since in a sorted column no later
-//! value can match, and the checked values are binary-searched. A point lookup thus
-//! decompresses the key page up to its key, half a page on average, and builds no Arrow array.
-//! The values after that first value are not looked at: the file's rows are sorted by the key
-//! (the primary-key file layout, which the merge of a read relies on too), and a disorder in
-//! the part read is still caught. The page, as far as it was decompressed, is handed to the
-//! point read of the rows found.
+//! Each touched page is decompressed in place: its values (little-endian integers, or
+//! dictionary indices decoded run by run and looked up in the chunk's dictionary page) are
+//! all checked to be sorted, after the previous page's, and then binary-searched, with no
+//! Arrow array built, copied or concatenated. Every value is checked, not only those up to the
+//! first one above the intervals: nothing in a Parquet file proves the rest of a page sorted,
+//! and a page out of order after that value could hold a match (a search stopping there
+//! would drop rows; the key-lookup tests rewrite a file in descending order). The decompressed
+//! page is handed to the point read of the rows found.
 //! Anything else (another encoding, a nullable or non-integer column, a type changed by schema
 //! evolution, an index past the dictionary) is `None`, and the caller decodes with arrow-rs.
 
@@ -97,9 +95,6 @@ pub(super) async fn search(
     // Kept for the full read, which reads the key column too.
     let kept = pass.reader.clone().keep_fetched();
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
-    // In a sorted column no value after one above every interval can match: pages are
-    // decompressed and checked only as far as that value.
-    let stop = bounds.iter().map(|b| b.2).max()?;
     let mut dictionaries = Dictionaries::default();
     let mut searched = Searched::default();
     let limit = pass.read.batch_size as u64;
@@ -115,7 +110,6 @@ pub(super) async fn search(
             start,
             count,
             first_row,
-            stop,
             bounds: &bounds,
         };
         let sorted = if indices {
@@ -160,16 +154,14 @@ struct Values<'a> {
     count: usize,
     /// The file row of the first.
     first_row: u64,
-    /// The highest bound of the intervals.
-    stop: i64,
     /// The intervals (low, low inclusive, high, high inclusive).
     bounds: &'a [(i64, bool, i64, bool)],
 }
 
 impl Values<'_> {
-    /// Checks and searches PLAIN values of `W` bytes each, decompressing `section` only until
-    /// a value above every interval (or the page's end): `Some(false)` when they are not
-    /// sorted, `None` when the section does not hold them.
+    /// Checks and searches PLAIN values of `W` bytes each, decompressing `section` a block at
+    /// a time to the page's end: `Some(false)` when they are not sorted, `None` when the
+    /// section does not hold them.
     fn plain<const W: usize>(
         &self,
         section: &mut PagePrefix,
@@ -183,7 +175,7 @@ impl Values<'_> {
                 return Some(false);
             }
             checked = have;
-            if checked == self.count || (checked > 0 && at::<W>(values, checked - 1) > self.stop) {
+            if checked == self.count {
                 break;
             }
             section.advance()?;
@@ -194,8 +186,7 @@ impl Values<'_> {
     }
 
     /// Checks and searches dictionary indices (looked up in `dictionary`), decoding them run by
-    /// run only until a value above every interval (or the page's end); as [`Self::plain`],
-    /// and `None` for an index past the dictionary.
+    /// run to the page's end; as [`Self::plain`], and `None` for an index past the dictionary.
     fn dictionary(
         &self,
         section: &mut PagePrefix,
@@ -215,9 +206,6 @@ impl Values<'_> {
             }
             if !searched.check(checked, values.len(), |i| values[i]) {
                 return Some(false);
-            }
-            if values.last().is_some_and(|&v| v > self.stop) {
-                break;
             }
         }
         searched.find(self.first_row, values.len(), |i| values[i], self.bounds);
