@@ -159,29 +159,24 @@ struct Values<'a> {
 }
 
 impl Values<'_> {
-    /// Checks and searches PLAIN values of `W` bytes each, decompressing `section` a block at
-    /// a time to the page's end: `Some(false)` when they are not sorted, `None` when the
-    /// section does not hold them.
+    /// Checks and searches PLAIN values of `W` bytes each: `Some(false)` when they are not
+    /// sorted, `None` when the section does not hold them.
     fn plain<const W: usize>(
         &self,
         section: &mut PagePrefix,
         searched: &mut Searched,
     ) -> Option<bool> {
-        let mut checked = 0;
-        loop {
-            let values = section.so_far().get(self.start..).unwrap_or_default();
-            let have = (values.len() / W).min(self.count);
-            if !searched.check(checked, have, |i| at::<W>(values, i)) {
-                return Some(false);
-            }
-            checked = have;
-            if checked == self.count {
-                break;
-            }
-            section.advance()?;
+        let end = self.start.checked_add(self.count.checked_mul(W)?)?;
+        let values = section.get(self.start, end)?;
+        if !searched.check(0, self.count, |i| at::<W>(values, i)) {
+            return Some(false);
         }
-        let values = section.so_far().get(self.start..).unwrap_or_default();
-        searched.find(self.first_row, checked, |i| at::<W>(values, i), self.bounds);
+        searched.find(
+            self.first_row,
+            self.count,
+            |i| at::<W>(values, i),
+            self.bounds,
+        );
         Some(true)
     }
 

@@ -91,17 +91,9 @@ impl PagePrefix {
     }
 
     /// The section's first bytes, as far as it has been decompressed.
+    #[cfg(test)]
     pub(crate) fn so_far(&self) -> &[u8] {
         &self.out
-    }
-
-    /// Decompresses a further slice (up to one zstd block past what [`Self::so_far`] holds);
-    /// `None` once the section is complete or when the data does not decompress.
-    pub(crate) fn advance(&mut self) -> Option<()> {
-        if self.out.len() >= self.total {
-            return None;
-        }
-        self.step()
     }
 
     /// Bytes `start..end` of the decompressed section, decompressing as far as needed;
