@@ -50,6 +50,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arrow;
+pub(crate) mod blocking;
 pub mod bucket;
 pub mod catalog;
 pub mod commit;

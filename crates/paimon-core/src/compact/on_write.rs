@@ -18,6 +18,7 @@ use std::sync::Arc;
 use super::index::IndexChanges;
 use super::universal::Picker;
 use super::{lookup, lookup_compaction, new_picker, rewrite, source_table, CompactBuilder};
+use crate::blocking::map_blocking;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::scan::DataSplit;
@@ -34,13 +35,16 @@ pub(crate) struct CompactOnWrite {
 
 impl CompactOnWrite {
     /// Compacts the buckets of `messages` that have new files, adding each compaction's
-    /// increment to its message. `dirs` are the bucket directories by (partition, bucket).
+    /// increment to its message, up to `parallelism` buckets at once. `dirs` are the bucket
+    /// directories by (partition, bucket). On an error the first one (in message order) is
+    /// returned after every bucket has finished; the messages are then not to be committed.
     pub(crate) async fn compact(
         &mut self,
         table: &Table,
         (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
         dirs: &BTreeMap<(Vec<u8>, i32), String>,
         messages: &mut [CommitMessage],
+        parallelism: usize,
     ) -> Result<()> {
         if messages.iter().all(|m| m.new_files.is_empty()) {
             return Ok(());
@@ -52,7 +56,11 @@ impl CompactOnWrite {
             .into_iter()
             .map(|(s, _)| ((s.partition.clone(), s.bucket), s))
             .collect();
-        for m in messages.iter_mut().filter(|m| !m.new_files.is_empty()) {
+        let mut jobs = Vec::new();
+        for (slot, m) in messages.iter_mut().enumerate() {
+            if m.new_files.is_empty() {
+                continue;
+            }
             let key = (m.partition.clone(), m.bucket);
             let mut split = match live.remove(&key) {
                 Some(s) => s,
@@ -75,14 +83,77 @@ impl CompactOnWrite {
             split
                 .deletion_files
                 .extend(std::iter::repeat_n(None, m.new_files.len()));
-            let picker = self
-                .pickers
-                .entry(key)
-                .or_insert_with(|| new_picker(source.options()));
-            compact_bucket(&source, (spec, kv), &index, &split, picker, m).await?;
+            let picker = match self.pickers.remove(&key) {
+                Some(p) => p,
+                None => new_picker(source.options()),
+            };
+            let message = std::mem::take(m);
+            jobs.push(BucketJob {
+                slot,
+                key,
+                split,
+                picker,
+                message,
+            });
         }
-        Ok(())
+        let shared = Arc::new(Shared {
+            source,
+            spec: spec.clone(),
+            kv: kv.clone(),
+            index,
+        });
+        // Buckets are independent: each compacts on its own core (see `crate::blocking`).
+        let outcomes = map_blocking(jobs, parallelism, move |mut job: BucketJob| {
+            let shared = shared.clone();
+            async move {
+                let cx = (&shared.spec, &shared.kv);
+                let result = compact_bucket(
+                    &shared.source,
+                    cx,
+                    &shared.index,
+                    &job.split,
+                    &mut job.picker,
+                    &mut job.message,
+                )
+                .await;
+                (job, result)
+            }
+        })
+        .await;
+        let mut first_error = None;
+        for outcome in outcomes {
+            let Some((job, result)) = outcome else {
+                first_error.get_or_insert(Error::internal("a bucket compaction was cancelled"));
+                continue;
+            };
+            if let Err(e) = result {
+                first_error.get_or_insert(e);
+            }
+            if let Some(m) = messages.get_mut(job.slot) {
+                *m = job.message;
+            }
+            self.pickers.insert(job.key, job.picker);
+        }
+        first_error.map_or(Ok(()), Err)
     }
+}
+
+/// What one bucket's compaction needs of the others' (read-only, shared by the threads).
+struct Shared {
+    source: Table,
+    spec: Arc<FileSpec>,
+    kv: Arc<KvLayout>,
+    index: IndexChanges,
+}
+
+/// One bucket's compaction: its message (taken out of the caller's list at `slot`, put back
+/// with the compaction's increment) and its picker state.
+struct BucketJob {
+    slot: usize,
+    key: (Vec<u8>, i32),
+    split: DataSplit,
+    picker: Picker,
+    message: CommitMessage,
 }
 
 /// One bucket's compaction into its message.

@@ -36,6 +36,7 @@ pub(crate) mod datum;
 mod dynamic_bucket;
 pub(crate) mod file_index;
 pub(crate) mod file_writer;
+pub(crate) mod key_hash;
 pub(crate) mod kv_layout;
 mod kv_merge;
 mod kv_writer;

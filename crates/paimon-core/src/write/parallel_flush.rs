@@ -8,21 +8,19 @@
 //! runs on a blocking thread (`spawn_blocking`) that drives the bucket's whole flush with
 //! `Handle::block_on`: the format writers are created, filled and finished inside that one
 //! call and never cross an `.await` of a `Send` task (orc-rust's writer is not `Send`), and the
-//! [`KvWriter`] itself moves to the thread and back. At most `parallelism` flushes run at a
-//! time (default: the available cores), so memory beyond the shared buffer is at most that
-//! many buckets' sort copies, as one is today. Results come back in the order the writers
+//! [`KvWriter`] itself moves to the thread and back ([`crate::blocking`]). At most
+//! `parallelism` flushes run at a time (default: the available cores), so memory beyond the
+//! shared buffer is at most that many buckets' sort copies. Results come back in the order the writers
 //! were given, whatever order they finish in; every flush runs to its end (none is
 //! abandoned half-written) and the first error in that order is the caller's.
 //!
 //! With `parallelism` 1, a single writer, or outside a tokio runtime the flushes run one after
 //! another on the caller's task, stopping at the first error, exactly as before.
 
-use std::panic::resume_unwind;
-
-use futures::StreamExt;
 use tokio::runtime::Handle;
 
 use super::kv_writer::KvWriter;
+use crate::blocking::map_blocking;
 use crate::spec::manifest::DataFileMeta;
 use crate::{Error, Result};
 
@@ -39,11 +37,6 @@ pub(crate) enum FlushJob {
 /// One writer's outcome: its key, the writer (`None` only when its task was cancelled, e.g.
 /// by a runtime shutting down) and the job's result.
 pub(crate) type Flushed<K> = (K, Option<KvWriter>, Result<Vec<DataFileMeta>>);
-
-/// The default number of concurrent flushes: the available cores.
-pub(crate) fn default_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 impl KvWriter {
     /// Runs `job` (files are returned for [`FlushJob::Commit`] only).
@@ -81,39 +74,27 @@ pub(crate) async fn flush_writers<K: Send + 'static>(
     job: FlushJob,
     parallelism: usize,
 ) -> Vec<Flushed<K>> {
-    let handle = match Handle::try_current() {
-        Ok(h) if parallelism > 1 && writers.len() > 1 => h,
-        _ => return sequential(writers, job).await,
-    };
-    let tasks = writers
-        .into_iter()
-        .enumerate()
-        .map(|(i, (key, mut writer))| {
-            let handle = handle.clone();
-            let task = tokio::task::spawn_blocking(move || {
-                let result = handle.block_on(writer.run(job));
-                (writer, result)
-            });
-            async move { (i, key, task.await) }
-        });
-    // Unordered, so a long flush does not hold back the next start; every task has finished
-    // when `collect` returns (none is left running on an error).
-    let mut joined: Vec<_> = futures::stream::iter(tasks)
-        .buffer_unordered(parallelism)
-        .collect()
-        .await;
-    joined.sort_by_key(|(i, _, _)| *i);
-    joined
-        .into_iter()
-        .map(|(_, key, joined)| match joined {
-            Ok((writer, result)) => (key, Some(writer), result),
-            Err(e) if e.is_panic() => resume_unwind(e.into_panic()),
-            Err(e) => (
+    if parallelism <= 1 || writers.len() <= 1 || Handle::try_current().is_err() {
+        return sequential(writers, job).await;
+    }
+    let (keys, writers): (Vec<K>, Vec<KvWriter>) = writers.into_iter().unzip();
+    let outcomes = map_blocking(
+        writers,
+        parallelism,
+        move |mut writer: KvWriter| async move {
+            let result = writer.run(job).await;
+            (writer, result)
+        },
+    )
+    .await;
+    keys.into_iter()
+        .zip(outcomes)
+        .map(|(key, outcome)| match outcome {
+            Some((writer, result)) => (key, Some(writer), result),
+            None => (
                 key,
                 None,
-                Err(Error::internal(format!(
-                    "a bucket flush was cancelled: {e}"
-                ))),
+                Err(Error::internal("a bucket flush was cancelled")),
             ),
         })
         .collect()

@@ -4,7 +4,9 @@
 //! Partitions are grouped through arrow-row keys of the partition columns (one `BinaryRow`
 //! and directory name per distinct partition, not per row). Buckets of fixed-bucket tables
 //! come from the table's bucket function over the bucket-key `BinaryRow`, the same function
-//! the reader's bucket pruning uses; that row is encoded per row into one reused buffer.
+//! the reader's bucket pruning uses; that row is encoded per row into one reused buffer, or,
+//! for the default function over fixed-width key fields, hashed column by column
+//! (`write::key_hash`).
 //! Bucket-unaware append tables write everything to bucket 0, postpone-bucket tables to bucket
 //! -2 (`bucket-postpone`). Dynamic-bucket tables get the hash code of each row's trimmed
 //! primary key (`key_hashes`); `write::dynamic_bucket` turns those into buckets and `group`
@@ -17,6 +19,7 @@ use arrow_row::{RowConverter, SortField};
 use arrow_select::take::take_record_batch;
 
 use super::datum::datum_at;
+use super::key_hash::FixedWidthKey;
 use crate::bucket::{BucketFunction, BucketFunctionType};
 use crate::catalog::Table;
 use crate::hash::FastHashMap;
@@ -90,6 +93,9 @@ struct FixedBucket {
     types: Vec<DataType>,
     function: BucketFunction,
     count: i32,
+    /// The column-wise hasher when the function is the default one and every bucket-key field
+    /// is fixed-width.
+    fast: Option<FixedWidthKey>,
 }
 
 fn positions(fields: &[DataField], all: &[DataField]) -> Result<Vec<usize>> {
@@ -119,10 +125,15 @@ impl Router {
                     BucketFunctionKind::Mod => BucketFunctionType::Mod,
                     BucketFunctionKind::Hive => BucketFunctionType::Hive,
                 };
+                let fast = match kind {
+                    BucketFunctionType::Default => FixedWidthKey::new(&types),
+                    _ => None,
+                };
                 Some(FixedBucket {
                     positions: positions(&key_fields, &schema.fields)?,
                     function: BucketFunction::new(kind, types.clone())?,
                     types,
+                    fast,
                     count: i32::try_from(n.get()).unwrap_or(i32::MAX),
                 })
             }
@@ -261,6 +272,14 @@ impl Router {
             return Ok(vec![bucket; batch.num_rows()]);
         };
         let columns: Vec<&ArrayRef> = b.positions.iter().map(|&p| batch.column(p)).collect();
+        if let Some(codes) = b
+            .fast
+            .as_ref()
+            .and_then(|f| f.hash_codes(&columns, batch.num_rows()))
+        {
+            // The default function of `BucketFunction::bucket`, on the same hash codes.
+            return Ok(codes.iter().map(|h| (h % b.count).abs()).collect());
+        }
         // One value vector and one row buffer for all rows (string values still allocate).
         let mut values = Vec::with_capacity(columns.len());
         let mut key = BinaryRow::empty();

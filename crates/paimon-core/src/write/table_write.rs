@@ -17,7 +17,7 @@ use super::file_writer::{FileSeries, FileSpec, RollingWriter};
 use super::kv_layout::KvLayout;
 use super::kv_merge::BufferMerge;
 use super::kv_writer::KvWriter;
-use super::parallel_flush::{buffers_to_free, default_parallelism, flush_writers, FlushJob};
+use super::parallel_flush::{buffers_to_free, flush_writers, FlushJob};
 use super::parquet::parquet_schema;
 use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
@@ -27,6 +27,7 @@ use super::spill::SpillFiles;
 use super::stats::{StatsCollector, StatsColumn, StatsOrigin};
 use super::support::check_supported;
 use crate::arrow::schema::arrow_schema;
+use crate::blocking::default_parallelism;
 use crate::catalog::Table;
 use crate::commit::CommitMessage;
 use crate::compact::on_write::CompactOnWrite;
@@ -595,7 +596,13 @@ impl TableWrite {
         let compact = !self.table.options().compaction.write_only && self.postpone_spec.is_none();
         if let (Some(kv), true) = (&self.kv, compact) {
             self.compaction
-                .compact(&self.table, (&self.spec, kv), &self.bucket_dirs, &mut out)
+                .compact(
+                    &self.table,
+                    (&self.spec, kv),
+                    &self.bucket_dirs,
+                    &mut out,
+                    self.flush_parallelism,
+                )
                 .await?;
         }
         Ok(out)
