@@ -43,6 +43,7 @@ mod kv_writer;
 mod orc;
 mod parallel_flush;
 mod parquet;
+mod parquet_dictionary;
 mod parquet_int96;
 mod parquet_levels;
 mod postpone;

@@ -18,6 +18,11 @@
 //! parquet-mr builds their dictionary until it reaches its size limit and falls back to plain
 //! pages; building it costed a tenth of a primary-key write for nothing.
 //!
+//! Like parquet-mr, a column whose first page does not shrink under its dictionary is written
+//! plain (`FallbackValuesWriter`'s first-page check); the writer decides it from the file's
+//! first page of rows, held until they are in (`parquet_dictionary`), since arrow-rs would
+//! only fall back once the dictionary reaches its size limit.
+//!
 //! The file is built in memory and handed to `FileIO` whole when closed; rolling at
 //! `target-file-size` bounds the buffer.
 
@@ -33,6 +38,7 @@ use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
+use super::parquet_dictionary::plain_columns;
 use super::parquet_int96::{needs_int96, Int96FileWriter};
 
 use crate::arrow::schema::FIELD_ID_KEY;
@@ -48,10 +54,20 @@ const NESTED_ID_BASE: i64 = 536_870_911;
 pub(crate) struct ParquetWriter {
     writer: Inner,
     schema: SchemaRef,
+    /// Boxed: the options are large and only read when the writer starts.
+    options: Box<TableOptions>,
 }
 
-/// `ArrowWriter`, or the INT96-capable writer when some column is TIMESTAMP(7-9).
+/// `ArrowWriter`, or the INT96-capable writer when some column is TIMESTAMP(7-9); before
+/// them, the first page's worth of batches, held until the dictionary check has its rows
+/// (see `parquet_dictionary`).
 enum Inner {
+    Pending {
+        batches: Vec<RecordBatch>,
+        rows: usize,
+        /// Arrow bytes of the held rows (their slices, not the buffers they share).
+        bytes: usize,
+    },
     Arrow(ArrowWriter<Vec<u8>>),
     Int96(Int96FileWriter),
 }
@@ -110,9 +126,17 @@ fn unique_columns(schema: &Schema) -> Vec<String> {
     unique
 }
 
-fn properties(options: &TableOptions, schema: &Schema) -> Result<WriterProperties> {
+/// The writer's properties; the columns of `schema` in `plain` are written without dictionary.
+fn properties(
+    options: &TableOptions,
+    schema: &Schema,
+    plain: &[String],
+) -> Result<WriterProperties> {
     let mut b = WriterProperties::builder();
-    for name in unique_columns(schema) {
+    for name in unique_columns(schema)
+        .into_iter()
+        .chain(plain.iter().cloned())
+    {
         b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
     }
     Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
@@ -217,19 +241,46 @@ pub(super) fn retype(data: ArrayData, to: &ArrowType) -> Result<ArrayData> {
 impl ParquetWriter {
     /// A new in-memory file with `schema` (from [`parquet_schema`]).
     pub(crate) fn new(schema: SchemaRef, options: &TableOptions) -> Result<Self> {
-        let props = properties(options, &schema)?;
-        if needs_int96(&schema) {
-            let writer = Int96FileWriter::new(schema.clone(), props)?;
-            let writer = Inner::Int96(writer);
-            return Ok(ParquetWriter { writer, schema });
+        // Properties are checked now (an unknown codec fails at open, not at the first page).
+        properties(options, &schema, &[])?;
+        Ok(ParquetWriter {
+            writer: Inner::Pending {
+                batches: Vec::new(),
+                rows: 0,
+                bytes: 0,
+            },
+            schema,
+            options: Box::new(options.clone()),
+        })
+    }
+
+    /// The format writer, configured by the first page's rows (`batches`).
+    fn start(&self, batches: &[RecordBatch]) -> Result<Inner> {
+        let mut plain = Vec::new();
+        if self.options.parquet_enable_dictionary {
+            let skip = unique_columns(&self.schema);
+            plain = plain_columns(
+                batches,
+                self.options.parquet_page_row_count_limit,
+                self.options.parquet_page_size,
+                &skip,
+            );
         }
-        let opts = ArrowWriterOptions::new()
-            .with_properties(props)
-            .with_skip_arrow_metadata(true)
-            .with_schema_root("paimon_schema".to_string());
-        let writer = ArrowWriter::try_new_with_options(Vec::new(), schema.clone(), opts)?;
-        let writer = Inner::Arrow(writer);
-        Ok(ParquetWriter { writer, schema })
+        let props = properties(&self.options, &self.schema, &plain)?;
+        let mut inner = if needs_int96(&self.schema) {
+            Inner::Int96(Int96FileWriter::new(self.schema.clone(), props)?)
+        } else {
+            let opts = ArrowWriterOptions::new()
+                .with_properties(props)
+                .with_skip_arrow_metadata(true)
+                .with_schema_root("paimon_schema".to_string());
+            let writer = ArrowWriter::try_new_with_options(Vec::new(), self.schema.clone(), opts)?;
+            Inner::Arrow(writer)
+        };
+        for b in batches {
+            inner.write(b)?;
+        }
+        Ok(inner)
     }
 
     /// Appends a batch whose columns match the file's schema up to nested field metadata.
@@ -244,27 +295,62 @@ impl ParquetWriter {
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        match &mut self.writer {
-            Inner::Arrow(w) => w.write(&batch)?,
-            Inner::Int96(w) => w.write(&batch)?,
+        if let Inner::Pending {
+            batches,
+            rows,
+            bytes,
+        } = &mut self.writer
+        {
+            *rows += batch.num_rows();
+            *bytes += batch
+                .columns()
+                .iter()
+                .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+                .sum::<usize>();
+            batches.push(batch);
+            // A page's rows, or (wide values) a page's bytes per column: memory stays bounded.
+            let page_bytes = self.options.parquet_page_size * self.schema.fields().len().max(1);
+            if *rows >= self.options.parquet_page_row_count_limit || *bytes >= page_bytes {
+                let batches = std::mem::take(batches);
+                self.writer = self.start(&batches)?;
+            }
+            return Ok(());
         }
-        Ok(())
+        self.writer.write(&batch)
     }
 
     /// Bytes written plus buffered (Java `reachTargetSize` compares this with the target).
     pub(crate) fn estimated_size(&self) -> u64 {
         match &self.writer {
+            Inner::Pending { bytes, .. } => *bytes as u64,
             Inner::Arrow(w) => (w.bytes_written() + w.in_progress_size()) as u64,
             Inner::Int96(w) => w.estimated_size(),
         }
     }
 
     /// Closes the file and returns its bytes.
-    pub(crate) fn finish(self) -> Result<Vec<u8>> {
+    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
+        if let Inner::Pending { batches, .. } = &mut self.writer {
+            // A file smaller than a page: its rows are the first page.
+            let batches = std::mem::take(batches);
+            self.writer = self.start(&batches)?;
+        }
         match self.writer {
+            Inner::Pending { .. } => Err(Error::internal("a Parquet writer was never started")),
             Inner::Arrow(w) => Ok(w.into_inner()?),
             Inner::Int96(w) => w.finish(),
         }
+    }
+}
+
+impl Inner {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            Inner::Pending { .. } => return Err(Error::internal("a Parquet writer not started")),
+            Inner::Arrow(w) => w.write(batch)?,
+            Inner::Int96(w) => w.write(batch)?,
+        }
+        Ok(())
     }
 }
 
@@ -333,6 +419,57 @@ mod tests {
         ];
         let want: Vec<(String, bool)> = want.iter().map(|(n, d)| (n.to_string(), *d)).collect();
         assert_eq!(got, want);
+    }
+
+    /// parquet-mr's first-page check (`parquet_dictionary`): columns of an append file whose
+    /// first page does not shrink under a dictionary are written plain, the others keep it; the
+    /// file, written in batches of several sizes, reads back equal.
+    #[test]
+    fn columns_whose_first_page_does_not_shrink_are_plain() {
+        let n = 50_000i64;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("unique", ArrowType::Int64, false),
+            Field::new("names", ArrowType::Utf8, true),
+            Field::new("few", ArrowType::Utf8, true),
+        ]));
+        let names: StringArray = (0..n).map(|i| Some(format!("name-{i}"))).collect();
+        let few: StringArray = (0..n)
+            .map(|i| (i % 7 != 0).then(|| format!("v{}", i % 50)))
+            .collect();
+        let all = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i * 7919 % n))),
+                Arc::new(names),
+                Arc::new(few),
+            ],
+        )
+        .unwrap();
+        let options = TableOptions::from_map(&HashMap::new()).unwrap();
+        let mut w = ParquetWriter::new(schema, &options).unwrap();
+        let mut offset = 0;
+        for len in [10, 3000, 20_000, 1, 26_989] {
+            w.write(&all.slice(offset, len)).unwrap();
+            offset += len;
+        }
+        assert_eq!(offset, n as usize);
+        let bytes = Bytes::from(w.finish().unwrap());
+        let reader = SerializedFileReader::new(bytes.clone()).unwrap();
+        let dictionaries: Vec<bool> = reader
+            .metadata()
+            .row_group(0)
+            .columns()
+            .iter()
+            .map(|c| c.dictionary_page_offset().is_some())
+            .collect();
+        assert_eq!(dictionaries, vec![false, false, true]);
+        let read: Vec<RecordBatch> =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(bytes, 8192)
+                .unwrap()
+                .collect::<std::result::Result<_, _>>()
+                .unwrap();
+        let read = arrow_select::concat::concat_batches(&read[0].schema(), &read).unwrap();
+        assert_eq!(read.columns(), all.columns());
     }
 
     #[test]

@@ -1,0 +1,305 @@
+//! parquet-mr's first-page dictionary check, decided before the column is written.
+//!
+//! parquet-mr (`FallbackValuesWriter#getBytes`, Java Paimon's Parquet writer) dictionary-encodes
+//! a column's first page and keeps the dictionary only when it pays there
+//! (`DictionaryValuesWriter#isCompressionSatisfying`: encoded ids + dictionary bytes < plain
+//! bytes); otherwise the whole column chunk is written plain. arrow-rs has no such check: it
+//! builds the dictionary until it reaches its size limit (1 MiB, e.g. 131,072 BIGINTs) and
+//! only then falls back, so a column of distinct values costs a hash-table insert per value
+//! and gets a useless dictionary page.
+//!
+//! [`plain_columns`] makes parquet-mr's decision on the first page's worth of rows (the page
+//! row limit, fewer when their plain bytes reach the page size first), so the writer can be
+//! configured before its first value: the columns it names are written without dictionary, as
+//! parquet-mr would write them. The ids' size is estimated as the smaller of bit-packing and
+//! run-length encoding; a column of a type not listed in [`plain_width`] keeps its dictionary.
+
+use std::collections::HashSet;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    Time32MillisecondType, Time64MicrosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType as ArrowType, TimeUnit};
+
+/// Plain bytes per value of a fixed-width column, `Some(None)` for a variable-width one
+/// (4-byte length + bytes), `None` for a type this check leaves alone.
+fn plain_width(t: &ArrowType) -> Option<Option<usize>> {
+    Some(match t {
+        // TINYINT and SMALLINT are Parquet INT32.
+        ArrowType::Int8 | ArrowType::Int16 | ArrowType::Int32 | ArrowType::Date32 => Some(4),
+        ArrowType::Float32 | ArrowType::Time32(TimeUnit::Millisecond) => Some(4),
+        ArrowType::Int64 | ArrowType::Float64 | ArrowType::Time64(TimeUnit::Microsecond) => Some(8),
+        ArrowType::Timestamp(unit, _) if *unit != TimeUnit::Second => Some(8),
+        ArrowType::Utf8 | ArrowType::Binary | ArrowType::LargeUtf8 | ArrowType::LargeBinary => None,
+        _ => return None,
+    })
+}
+
+/// What the first page of one column holds, as far as the check needs.
+#[derive(Default)]
+struct PageSample {
+    /// Non-null values seen.
+    values: usize,
+    /// Their plain bytes.
+    raw: usize,
+    /// Plain bytes of their distinct values (the dictionary page).
+    dictionary: usize,
+    /// Runs of equal consecutive values (nulls do not break a run: they are not ids).
+    runs: usize,
+}
+
+impl PageSample {
+    /// Whether parquet-mr keeps the dictionary: `encoded + dictionary < raw`.
+    fn dictionary_pays(&self, distinct: usize) -> bool {
+        let bit_width = usize::BITS - distinct.saturating_sub(1).leading_zeros();
+        let bit_width = bit_width as usize;
+        let packed = (self.values * bit_width).div_ceil(8);
+        // An RLE run: a varint header (1-2 bytes for these counts) and one padded id.
+        let rle = self.runs * (2 + bit_width.div_ceil(8));
+        // The leading byte holds the bit width.
+        let encoded = 1 + packed.min(rle);
+        encoded + self.dictionary < self.raw
+    }
+}
+
+/// The first-page sample of `column` over `batches`: at most `page_rows` rows, and no more
+/// once the plain bytes reach `page_bytes`; and the number of distinct values. `key` gives a
+/// non-null value's identity and plain size.
+fn sample<'a, K: std::hash::Hash + Eq + Copy>(
+    batches: &'a [RecordBatch],
+    column: usize,
+    (page_rows, page_bytes): (usize, usize),
+    key: impl Fn(&'a ArrayRef, usize) -> Option<(K, usize)>,
+) -> (PageSample, usize) {
+    let mut s = PageSample::default();
+    let mut seen: HashSet<K> = HashSet::new();
+    let mut last: Option<K> = None;
+    let mut rows = 0;
+    'batches: for batch in batches {
+        let Some(array) = batch.columns().get(column) else {
+            break;
+        };
+        for row in 0..array.len() {
+            if rows >= page_rows || s.raw >= page_bytes {
+                break 'batches;
+            }
+            rows += 1;
+            if array.is_null(row) {
+                continue;
+            }
+            let Some((value, plain)) = key(array, row) else {
+                continue;
+            };
+            s.values += 1;
+            s.raw += plain;
+            if last != Some(value) {
+                s.runs += 1;
+                last = Some(value);
+            }
+            if seen.insert(value) {
+                s.dictionary += plain;
+            }
+        }
+    }
+    (s, seen.len())
+}
+
+/// The sample of a fixed-width column: values by their bits.
+fn sample_fixed(
+    batches: &[RecordBatch],
+    column: usize,
+    width: usize,
+    page: (usize, usize),
+) -> (PageSample, usize) {
+    macro_rules! prim {
+        ($t:ty, $bits:expr) => {
+            sample(batches, column, page, |a: &ArrayRef, row| {
+                a.as_primitive_opt::<$t>()
+                    .map(|p| ($bits(p.value(row)), width))
+            })
+        };
+    }
+    let t = batches
+        .first()
+        .and_then(|b| b.columns().get(column))
+        .map(|a| a.data_type().clone());
+    match t {
+        Some(ArrowType::Int8) => prim!(Int8Type, |v: i8| v as u64),
+        Some(ArrowType::Int16) => prim!(Int16Type, |v: i16| v as u64),
+        Some(ArrowType::Int32) => prim!(Int32Type, |v: i32| v as u64),
+        Some(ArrowType::Date32) => prim!(Date32Type, |v: i32| v as u64),
+        Some(ArrowType::Time32(_)) => prim!(Time32MillisecondType, |v: i32| v as u64),
+        Some(ArrowType::Int64) => prim!(Int64Type, |v: i64| v as u64),
+        Some(ArrowType::Time64(_)) => prim!(Time64MicrosecondType, |v: i64| v as u64),
+        Some(ArrowType::Float32) => prim!(Float32Type, |v: f32| u64::from(v.to_bits())),
+        Some(ArrowType::Float64) => prim!(Float64Type, |v: f64| v.to_bits()),
+        Some(ArrowType::Timestamp(TimeUnit::Millisecond, _)) => {
+            prim!(TimestampMillisecondType, |v: i64| v as u64)
+        }
+        Some(ArrowType::Timestamp(TimeUnit::Microsecond, _)) => {
+            prim!(TimestampMicrosecondType, |v: i64| v as u64)
+        }
+        _ => prim!(TimestampNanosecondType, |v: i64| v as u64),
+    }
+}
+
+/// The sample of a string or binary column: values by their bytes (4-byte length + bytes).
+fn sample_bytes(
+    batches: &[RecordBatch],
+    column: usize,
+    page: (usize, usize),
+) -> (PageSample, usize) {
+    sample(batches, column, page, |a: &ArrayRef, row| {
+        let bytes: &[u8] = match a.data_type() {
+            ArrowType::Utf8 => a.as_string_opt::<i32>()?.value(row).as_bytes(),
+            ArrowType::LargeUtf8 => a.as_string_opt::<i64>()?.value(row).as_bytes(),
+            ArrowType::Binary => a.as_binary_opt::<i32>()?.value(row),
+            ArrowType::LargeBinary => a.as_binary_opt::<i64>()?.value(row),
+            _ => return None,
+        };
+        Some((bytes, 4 + bytes.len()))
+    })
+}
+
+/// The top-level columns of `batches` (the file's first rows) that parquet-mr would write
+/// plain after its first-page check, leaving out `skip` (already without dictionary).
+pub(super) fn plain_columns(
+    batches: &[RecordBatch],
+    page_rows: usize,
+    page_bytes: usize,
+    skip: &[String],
+) -> Vec<String> {
+    let Some(first) = batches.first() else {
+        return Vec::new();
+    };
+    let schema = first.schema();
+    let mut plain = Vec::new();
+    for (i, field) in schema.fields().iter().enumerate() {
+        if skip.iter().any(|s| s == field.name()) {
+            continue;
+        }
+        let Some(width) = plain_width(field.data_type()) else {
+            continue;
+        };
+        let page = (page_rows, page_bytes);
+        let (s, distinct) = match width {
+            Some(w) => sample_fixed(batches, i, w, page),
+            None => sample_bytes(batches, i, page),
+        };
+        if !s.dictionary_pays(distinct) {
+            plain.push(field.name().clone());
+        }
+    }
+    plain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int32Array, Int64Array, Int8Array, StringArray};
+    use arrow_schema::{Field, Schema};
+    use std::sync::Arc;
+
+    fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+            .collect();
+        RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            columns.into_iter().map(|(_, a)| a).collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn distinct_values_are_plain_repeated_ones_keep_the_dictionary() {
+        let n = 30_000i64;
+        let b = batch(vec![
+            ("unique", Arc::new(Int64Array::from_iter_values(0..n))),
+            (
+                "few",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 1000))),
+            ),
+            ("zero", Arc::new(Int8Array::from(vec![0i8; n as usize]))),
+            (
+                "s",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| format!("s{}", i % 1000)),
+                )),
+            ),
+            (
+                "names",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| format!("name-{i}")),
+                )),
+            ),
+        ]);
+        assert_eq!(
+            plain_columns(&[b], 20_000, 1 << 20, &[]),
+            vec!["unique", "names"]
+        );
+    }
+
+    /// Only the first page decides (parquet-mr checks once): values distinct over the first
+    /// 20,000 rows and repeated afterwards stay plain; the reverse keeps the dictionary.
+    #[test]
+    fn the_first_page_decides() {
+        let first_unique: Vec<i32> = (0..20_000).chain((0..100_000).map(|i| i % 3)).collect();
+        let first_repeated: Vec<i32> = (0..20_000).map(|i| i % 3).chain(0..100_000).collect();
+        let b = batch(vec![
+            ("a", Arc::new(Int32Array::from(first_unique))),
+            ("b", Arc::new(Int32Array::from(first_repeated))),
+        ]);
+        // Split into batches: the sample runs across them.
+        let parts: Vec<RecordBatch> = (0..12).map(|k| b.slice(k * 10_000, 10_000)).collect();
+        assert_eq!(plain_columns(&parts, 20_000, 1 << 20, &[]), vec!["a"]);
+        // A page closed by its size: 100 4-byte values fill 400 bytes, the rest is never
+        // sampled. Three values repeat there, distinct ones follow.
+        let late: Vec<i32> = (0..20_000)
+            .map(|i| if i < 100 { i % 3 } else { i })
+            .collect();
+        let late = batch(vec![("c", Arc::new(Int32Array::from(late)))]);
+        assert!(plain_columns(std::slice::from_ref(&late), 20_000, 400, &[]).is_empty());
+        assert_eq!(plain_columns(&[late], 20_000, 1 << 20, &[]), vec!["c"]);
+    }
+
+    #[test]
+    fn nulls_skipped_columns_and_other_types() {
+        let n = 5000;
+        let mostly_null: Int64Array = (0..n).map(|i| (i % 100 == 0).then_some(i % 2)).collect();
+        let all_null = Int64Array::from(vec![None::<i64>; n as usize]);
+        let unique = Int64Array::from_iter_values(0..n);
+        let list = arrow_array::ListArray::from_iter_primitive::<Int32Type, _, _>(
+            (0..n).map(|i| Some(vec![Some(i as i32)])),
+        );
+        let b = batch(vec![
+            ("mostly_null", Arc::new(mostly_null)),
+            ("all_null", Arc::new(all_null)),
+            ("unique", Arc::new(unique)),
+            ("list", Arc::new(list)),
+        ]);
+        // Two distinct values among the 50 non-null ones pay; an all-null page does not (0 < 0
+        // fails in parquet-mr too); a skipped column and a nested one are left alone.
+        assert_eq!(
+            plain_columns(&[b], 20_000, 1 << 20, &["unique".to_string()]),
+            vec!["all_null"]
+        );
+        assert!(plain_columns(&[], 20_000, 1 << 20, &[]).is_empty());
+    }
+
+    /// A sorted column of few values is run-length encoded: its dictionary pays even where
+    /// bit-packing would not.
+    #[test]
+    fn runs_count_as_run_length_encoded() {
+        let sorted: Vec<i32> = (0..20_000).map(|i| i / 2_000).collect();
+        let b = batch(vec![("sorted", Arc::new(Int32Array::from(sorted)))]);
+        let s = sample_fixed(&[b], 0, 4, (20_000, 1 << 20));
+        assert_eq!((s.0.values, s.0.runs, s.1), (20_000, 10, 10));
+        assert!(s.0.dictionary_pays(s.1));
+    }
+}
