@@ -8,7 +8,7 @@
 # Used by scripts/test-python.sh. Environment:
 #   PYTHON                interpreter used to create the venv (default: python3)
 #   PAIMON_RS_RAY         set to 1 to also install Ray Data (a large download; its test skips
-#                         without)
+#                         without, or when the install fails); .ci/run sets it
 #   PAIMON_RS_DATAFUSION  1 (default) also installs PyPI datafusion 55; 0 leaves it out
 set -euo pipefail
 
@@ -31,10 +31,17 @@ want="${PINS[*]} ray=${PAIMON_RS_RAY:-0}"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "installing ${PINS[*]} into $VENV" >&2
     "$PY" -m pip install --quiet --disable-pip-version-check "${PINS[@]}" >&2
+    ray_ok=1
     if [ "${PAIMON_RS_RAY:-0}" = 1 ]; then
-        "$PY" -m pip install --quiet --disable-pip-version-check "ray[data]==2.60.0" >&2
+        # Optional: when Ray cannot be installed here, its test skips (and the next run retries).
+        if ! "$PY" -m pip install --quiet --disable-pip-version-check "ray[data]==2.60.0" >&2; then
+            echo "warning: Ray Data could not be installed; its test will skip" >&2
+            ray_ok=0
+        fi
     fi
-    echo "$want" > "$stamp"
+    if [ "$ray_ok" = 1 ]; then
+        echo "$want" > "$stamp"
+    fi
 fi
 
 echo "$PY"
