@@ -133,6 +133,12 @@ impl BucketFunction {
         &self.key_types
     }
 
+    /// The default function's bucket of a key whose `BinaryRow` hash code is `hash`, among
+    /// `num_buckets` (> 0) buckets: `abs(hash % n)` with Java's truncating remainder.
+    pub(crate) fn default_bucket(hash: i32, num_buckets: i32) -> i32 {
+        (hash % num_buckets).abs()
+    }
+
     /// The bucket of `key` among `num_buckets` buckets, in `[0, num_buckets)`.
     pub fn bucket(&self, key: &BinaryRow, num_buckets: i32) -> Result<i32> {
         if num_buckets <= 0 {
@@ -149,7 +155,7 @@ impl BucketFunction {
             .with_context("found", key.arity().to_string()));
         }
         match self.kind {
-            BucketFunctionType::Default => Ok((key.hash_code() % num_buckets).abs()),
+            BucketFunctionType::Default => Ok(Self::default_bucket(key.hash_code(), num_buckets)),
             BucketFunctionType::Mod => self.mod_bucket(key, num_buckets),
             BucketFunctionType::Hive => Ok((self.hive_row_hash(key)? & i32::MAX) % num_buckets),
         }

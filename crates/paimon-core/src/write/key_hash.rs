@@ -16,6 +16,7 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType as ArrowType;
 
+use crate::arrow::schema::arrow_type;
 use crate::hash::{murmur3_32_words, DEFAULT_SEED};
 use crate::spec::binary_row::{fixed_part_size, null_bits_size};
 use crate::spec::types::{DataType, TypeKind};
@@ -49,26 +50,14 @@ impl Slot {
             _ => return None,
         })
     }
-
-    /// The Arrow type the project maps this Paimon type to.
-    fn arrow_type(self) -> ArrowType {
-        match self {
-            Slot::Boolean => ArrowType::Boolean,
-            Slot::TinyInt => ArrowType::Int8,
-            Slot::SmallInt => ArrowType::Int16,
-            Slot::Int => ArrowType::Int32,
-            Slot::Date => ArrowType::Date32,
-            Slot::BigInt => ArrowType::Int64,
-            Slot::Float => ArrowType::Float32,
-            Slot::Double => ArrowType::Float64,
-        }
-    }
 }
 
 /// The hasher of one fixed-width bucket key.
 #[derive(Debug, Clone)]
 pub(crate) struct FixedWidthKey {
     slots: Vec<Slot>,
+    /// The Arrow type of each field's column (the project's Paimon → Arrow mapping).
+    arrow_types: Vec<ArrowType>,
     null_bits: usize,
     row_size: usize,
 }
@@ -81,7 +70,12 @@ impl FixedWidthKey {
             return None;
         }
         let slots = types.iter().map(Slot::of).collect::<Option<Vec<_>>>()?;
+        let arrow_types = types
+            .iter()
+            .map(|t| arrow_type(t).ok())
+            .collect::<Option<Vec<_>>>()?;
         Some(FixedWidthKey {
+            arrow_types,
             null_bits: null_bits_size(slots.len())?,
             row_size: fixed_part_size(slots.len())?,
             slots,
@@ -95,8 +89,9 @@ impl FixedWidthKey {
             return None;
         }
         let mut buf = vec![0u8; rows.checked_mul(self.row_size)?];
-        for (field, (slot, column)) in self.slots.iter().zip(columns).enumerate() {
-            if column.data_type() != &slot.arrow_type() {
+        let fields = self.slots.iter().zip(&self.arrow_types).zip(columns);
+        for (field, ((slot, expected), column)) in fields.enumerate() {
+            if column.data_type() != expected {
                 return None;
             }
             self.fill(&mut buf, field, *slot, column.as_ref())?;

@@ -12,7 +12,8 @@
 //! row limit, fewer when their plain bytes reach the page size first), so the writer can be
 //! configured before its first value: the columns it names are written without dictionary, as
 //! parquet-mr would write them. The ids' size is estimated as the smaller of bit-packing and
-//! run-length encoding; a column of a type not listed in [`plain_width`] keeps its dictionary.
+//! run-length encoding; a column of a type [`sample_column`] does not list keeps its
+//! dictionary.
 
 use std::collections::HashSet;
 
@@ -24,20 +25,6 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType as ArrowType, TimeUnit};
-
-/// Plain bytes per value of a fixed-width column, `Some(None)` for a variable-width one
-/// (4-byte length + bytes), `None` for a type this check leaves alone.
-fn plain_width(t: &ArrowType) -> Option<Option<usize>> {
-    Some(match t {
-        // TINYINT and SMALLINT are Parquet INT32.
-        ArrowType::Int8 | ArrowType::Int16 | ArrowType::Int32 | ArrowType::Date32 => Some(4),
-        ArrowType::Float32 | ArrowType::Time32(TimeUnit::Millisecond) => Some(4),
-        ArrowType::Int64 | ArrowType::Float64 | ArrowType::Time64(TimeUnit::Microsecond) => Some(8),
-        ArrowType::Timestamp(unit, _) if *unit != TimeUnit::Second => Some(8),
-        ArrowType::Utf8 | ArrowType::Binary | ArrowType::LargeUtf8 | ArrowType::LargeBinary => None,
-        _ => return None,
-    })
-}
 
 /// What the first page of one column holds, as far as the check needs.
 #[derive(Default)]
@@ -68,13 +55,13 @@ impl PageSample {
 
 /// The first-page sample of `column` over `batches`: at most `page_rows` rows, and no more
 /// once the plain bytes reach `page_bytes`; and the number of distinct values. `key` gives a
-/// non-null value's identity and plain size.
+/// non-null value's identity and plain size; `None` when it cannot (no decision then).
 fn sample<'a, K: std::hash::Hash + Eq + Copy>(
     batches: &'a [RecordBatch],
     column: usize,
     (page_rows, page_bytes): (usize, usize),
     key: impl Fn(&'a ArrayRef, usize) -> Option<(K, usize)>,
-) -> (PageSample, usize) {
+) -> Option<(PageSample, usize)> {
     let mut s = PageSample::default();
     let mut seen: HashSet<K> = HashSet::new();
     let mut last: Option<K> = None;
@@ -91,9 +78,7 @@ fn sample<'a, K: std::hash::Hash + Eq + Copy>(
             if array.is_null(row) {
                 continue;
             }
-            let Some((value, plain)) = key(array, row) else {
-                continue;
-            };
+            let (value, plain) = key(array, row)?;
             s.values += 1;
             s.raw += plain;
             if last != Some(value) {
@@ -105,45 +90,53 @@ fn sample<'a, K: std::hash::Hash + Eq + Copy>(
             }
         }
     }
-    (s, seen.len())
+    Some((s, seen.len()))
 }
 
-/// The sample of a fixed-width column: values by their bits.
-fn sample_fixed(
+/// The sample of `column` by its Arrow type: fixed-width values by their bits (TINYINT and
+/// SMALLINT are Parquet INT32), strings and binaries by their bytes; `None` for a type this
+/// check leaves alone.
+fn sample_column(
     batches: &[RecordBatch],
     column: usize,
-    width: usize,
     page: (usize, usize),
-) -> (PageSample, usize) {
+) -> Option<(PageSample, usize)> {
     macro_rules! prim {
-        ($t:ty, $bits:expr) => {
+        ($t:ty, $width:expr, $bits:expr) => {
             sample(batches, column, page, |a: &ArrayRef, row| {
                 a.as_primitive_opt::<$t>()
-                    .map(|p| ($bits(p.value(row)), width))
+                    .map(|p| ($bits(p.value(row)), $width))
             })
         };
     }
-    let t = batches
-        .first()
-        .and_then(|b| b.columns().get(column))
-        .map(|a| a.data_type().clone());
+    let t = batches.first()?.columns().get(column)?.data_type().clone();
     match t {
-        Some(ArrowType::Int8) => prim!(Int8Type, |v: i8| v as u64),
-        Some(ArrowType::Int16) => prim!(Int16Type, |v: i16| v as u64),
-        Some(ArrowType::Int32) => prim!(Int32Type, |v: i32| v as u64),
-        Some(ArrowType::Date32) => prim!(Date32Type, |v: i32| v as u64),
-        Some(ArrowType::Time32(_)) => prim!(Time32MillisecondType, |v: i32| v as u64),
-        Some(ArrowType::Int64) => prim!(Int64Type, |v: i64| v as u64),
-        Some(ArrowType::Time64(_)) => prim!(Time64MicrosecondType, |v: i64| v as u64),
-        Some(ArrowType::Float32) => prim!(Float32Type, |v: f32| u64::from(v.to_bits())),
-        Some(ArrowType::Float64) => prim!(Float64Type, |v: f64| v.to_bits()),
-        Some(ArrowType::Timestamp(TimeUnit::Millisecond, _)) => {
-            prim!(TimestampMillisecondType, |v: i64| v as u64)
+        ArrowType::Int8 => prim!(Int8Type, 4, |v: i8| v as u64),
+        ArrowType::Int16 => prim!(Int16Type, 4, |v: i16| v as u64),
+        ArrowType::Int32 => prim!(Int32Type, 4, |v: i32| v as u64),
+        ArrowType::Date32 => prim!(Date32Type, 4, |v: i32| v as u64),
+        ArrowType::Time32(TimeUnit::Millisecond) => {
+            prim!(Time32MillisecondType, 4, |v: i32| v as u64)
         }
-        Some(ArrowType::Timestamp(TimeUnit::Microsecond, _)) => {
-            prim!(TimestampMicrosecondType, |v: i64| v as u64)
+        ArrowType::Float32 => prim!(Float32Type, 4, |v: f32| u64::from(v.to_bits())),
+        ArrowType::Int64 => prim!(Int64Type, 8, |v: i64| v as u64),
+        ArrowType::Time64(TimeUnit::Microsecond) => {
+            prim!(Time64MicrosecondType, 8, |v: i64| v as u64)
         }
-        _ => prim!(TimestampNanosecondType, |v: i64| v as u64),
+        ArrowType::Float64 => prim!(Float64Type, 8, |v: f64| v.to_bits()),
+        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
+            prim!(TimestampMillisecondType, 8, |v: i64| v as u64)
+        }
+        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
+            prim!(TimestampMicrosecondType, 8, |v: i64| v as u64)
+        }
+        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
+            prim!(TimestampNanosecondType, 8, |v: i64| v as u64)
+        }
+        ArrowType::Utf8 | ArrowType::Binary | ArrowType::LargeUtf8 | ArrowType::LargeBinary => {
+            sample_bytes(batches, column, page)
+        }
+        _ => None,
     }
 }
 
@@ -152,7 +145,7 @@ fn sample_bytes(
     batches: &[RecordBatch],
     column: usize,
     page: (usize, usize),
-) -> (PageSample, usize) {
+) -> Option<(PageSample, usize)> {
     sample(batches, column, page, |a: &ArrayRef, row| {
         let bytes: &[u8] = match a.data_type() {
             ArrowType::Utf8 => a.as_string_opt::<i32>()?.value(row).as_bytes(),
@@ -182,13 +175,8 @@ pub(super) fn plain_columns(
         if skip.iter().any(|s| s == field.name()) {
             continue;
         }
-        let Some(width) = plain_width(field.data_type()) else {
+        let Some((s, distinct)) = sample_column(batches, i, (page_rows, page_bytes)) else {
             continue;
-        };
-        let page = (page_rows, page_bytes);
-        let (s, distinct) = match width {
-            Some(w) => sample_fixed(batches, i, w, page),
-            None => sample_bytes(batches, i, page),
         };
         if !s.dictionary_pays(distinct) {
             plain.push(field.name().clone());
@@ -298,7 +286,7 @@ mod tests {
     fn runs_count_as_run_length_encoded() {
         let sorted: Vec<i32> = (0..20_000).map(|i| i / 2_000).collect();
         let b = batch(vec![("sorted", Arc::new(Int32Array::from(sorted)))]);
-        let s = sample_fixed(&[b], 0, 4, (20_000, 1 << 20));
+        let s = sample_column(&[b], 0, (20_000, 1 << 20)).unwrap();
         assert_eq!((s.0.values, s.0.runs, s.1), (20_000, 10, 10));
         assert!(s.0.dictionary_pays(s.1));
     }

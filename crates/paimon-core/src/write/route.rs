@@ -277,8 +277,10 @@ impl Router {
             .as_ref()
             .and_then(|f| f.hash_codes(&columns, batch.num_rows()))
         {
-            // The default function of `BucketFunction::bucket`, on the same hash codes.
-            return Ok(codes.iter().map(|h| (h % b.count).abs()).collect());
+            return Ok(codes
+                .iter()
+                .map(|h| BucketFunction::default_bucket(*h, b.count))
+                .collect());
         }
         // One value vector and one row buffer for all rows (string values still allocate).
         let mut values = Vec::with_capacity(columns.len());
