@@ -34,7 +34,7 @@ use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use super::dictionary_skip;
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
-use super::key_lookup::{self, KeyPass};
+use super::key_lookup::{self, KeyPass, Narrowed};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
 use super::parallel_columns;
@@ -275,13 +275,13 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         groups: &groups,
         ranges: ranges.as_deref(),
     };
-    let searched = match key_lookup::narrow(pass).await {
-        Some(found) => {
-            groups.retain(|(_, rows)| !intersect(std::slice::from_ref(rows), &found).is_empty());
-            ranges = Some(found);
-            true
+    let (searched, unconfirmed) = match key_lookup::narrow(pass).await {
+        Some(Narrowed { rows, unconfirmed }) => {
+            groups.retain(|(_, g)| !intersect(std::slice::from_ref(g), &rows).is_empty());
+            ranges = Some(rows);
+            (true, unconfirmed)
         }
-        None => false,
+        None => (false, None),
     };
     // Late materialization only with evidence that the predicate is selective in this file:
     // pages pruned, a key search (whose runs are the answer's superset already: a row filter
@@ -325,21 +325,36 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
     // (`point_pages`); failing that, dictionary pages it does not need are left unread, and
     // its pages are decompressed on every core.
     let tiny_read = ranges.as_ref().filter(|_| tiny && row_filter.is_none());
-    if let Some(r) = tiny_read {
-        let point = point_pages::PointRead {
-            reader: &reader,
-            meta: &meta,
-            groups: &groups,
-            ranges: r,
-            roots: &roots,
-            batch_size: read.batch_size.max(1),
-        };
-        if let Some(batches) = point_pages::decode(point).await {
-            let batches = futures::stream::iter(batches.into_iter().map(Ok))
-                .map(project)
-                .boxed();
-            return Ok(OpenedFile { batches, positions });
+    let point = match tiny_read {
+        Some(r) => {
+            let point = point_pages::PointRead {
+                reader: &reader,
+                meta: &meta,
+                groups: &groups,
+                ranges: r,
+                roots: &roots,
+                batch_size: read.batch_size.max(1),
+            };
+            point_pages::decode(point).await
         }
+        None => None,
+    };
+    // The key search's rows are believed only once the rest of its last page proved sorted
+    // (checked meanwhile); else the file is read again without it.
+    if let Some(u) = unconfirmed {
+        if !u.confirm().await {
+            let mut read = read;
+            if let Some(s) = read.selective.as_mut() {
+                s.sorted_key = None;
+            }
+            return Box::pin(read_parquet(io, read)).await;
+        }
+    }
+    if let Some(batches) = point {
+        let batches = futures::stream::iter(batches.into_iter().map(Ok))
+            .map(project)
+            .boxed();
+        return Ok(OpenedFile { batches, positions });
     }
     let meta = match tiny_read {
         Some(r) => {

@@ -9,7 +9,10 @@
 //!   files rewritten with small pages;
 //! - primary-key tables written here in Parquet and in ORC (ORC files are never searched:
 //!   results must still agree), several commits, so that reads merge level-0 runs;
-//! - a compacted table whose data file was rewritten unsorted (the search falls back).
+//! - a compacted table whose data file was rewritten unsorted (the search falls back);
+//! - a file whose one PLAIN key page holds a matching row out of order far past the key (the
+//!   search, stopped at the first value beyond it, is not believed: the rest of the page is
+//!   checked beside the read, and the file is read again without the search).
 //!
 //! The search must fire (files searched, rows skipped), and fall back only where keys are not
 //! sorted.
@@ -262,4 +265,60 @@ async fn unsorted_keys_fall_back() {
     }
     assert!(tally.fallbacks > 0, "{tally:?}");
     assert_eq!(tally.searched, 0, "{tally:?}");
+}
+
+/// Rewrites every Parquet data file under `dir` as one PLAIN page per column with the row of
+/// key `id` moved to the end; how many.
+fn move_row_to_end(dir: &Path, id: i64) -> usize {
+    let moved = move |batches: Vec<arrow_array::RecordBatch>| {
+        let all = arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap();
+        let ids = all
+            .column_by_name("id")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .unwrap();
+        let at = ids.iter().position(|v| v == Some(id)).unwrap();
+        let n = u32::try_from(all.num_rows()).unwrap();
+        let order = (0..n).filter(|&i| i as usize != at).chain([at as u32]);
+        let idx = arrow_array::UInt32Array::from_iter_values(order);
+        vec![arrow_select::take::take_record_batch(&all, &idx).unwrap()]
+    };
+    crate::selective::parquet_data_files(dir)
+        .iter()
+        .filter(|f| crate::selective::rewrite_parquet_as(f, moved, &[1], &[false]))
+        .count()
+}
+
+#[tokio::test]
+async fn a_match_out_of_order_past_the_key_falls_back() {
+    // 20,000 keys in one file of one bucket: a lookup stops searching the key page after a
+    // step of 4,096 values; the row of key 100 moved to the page's end is still found.
+    let t = create_table(
+        "key_lookup_moved",
+        &[("id", "BIGINT NOT NULL"), ("v", "STRING")],
+        &[],
+        &["id"],
+        &[("bucket", "1"), ("file.format", "parquet")],
+    )
+    .await;
+    let lines: Vec<Value> = (0..20_000)
+        .map(|i| json!({"id": i, "v": format!("v{i}")}))
+        .collect();
+    write_commit(&t, &[batch(&t, &lines)]).await;
+    let mut tally = Tally::default();
+    for p in ["id = 100", "id = 15000"] {
+        compare(&t, "sorted", p, 256, &mut tally).await;
+    }
+    assert_eq!((tally.searched, tally.fallbacks), (2, 0), "{tally:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    let to = tmp.path().join("t");
+    copy_dir(Path::new(t.location()), &to);
+    assert_eq!(move_row_to_end(&to, 100), 1);
+    let table = Table::open(to.to_str().unwrap()).await.unwrap();
+    let mut tally = Tally::default();
+    for p in ["id = 100", "id = 101", "id IN (100, 7)"] {
+        compare(&table, "moved", p, 256, &mut tally).await;
+    }
+    assert_eq!((tally.searched, tally.fallbacks), (0, 3), "{tally:?}");
 }

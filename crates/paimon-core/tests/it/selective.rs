@@ -241,6 +241,16 @@ pub fn rewrite_parquet_with(
     transform: impl Fn(Vec<RecordBatch>) -> Vec<RecordBatch>,
     divisors: &[usize],
 ) -> bool {
+    rewrite_parquet_as(path, transform, divisors, &[true, false])
+}
+
+/// As [`rewrite_parquet_with`], trying only the dictionary settings `dictionaries`.
+pub fn rewrite_parquet_as(
+    path: &Path,
+    transform: impl Fn(Vec<RecordBatch>) -> Vec<RecordBatch>,
+    divisors: &[usize],
+    dictionaries: &[bool],
+) -> bool {
     let orig = std::fs::read(path).unwrap();
     let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(orig.clone())) else {
         return false;
@@ -259,7 +269,10 @@ pub fn rewrite_parquet_with(
     let batches = transform(batches);
     // Without dictionaries the rewrite may be smaller than the original where the original
     // left them out (our writer does for unique key columns), and padding only grows a file.
-    for (d, dictionary) in divisors.iter().flat_map(|d| [(d, true), (d, false)]) {
+    for (d, &dictionary) in divisors
+        .iter()
+        .flat_map(|d| dictionaries.iter().map(move |b| (d, b)))
+    {
         let page = (rows / d).max(2);
         let write = |pad: usize| -> Option<Vec<u8>> {
             let props = WriterProperties::builder()

@@ -10,6 +10,12 @@
 //! and a page out of order after that value could hold a match (a search stopping there
 //! would drop rows; the key-lookup tests rewrite a file in descending order). The decompressed
 //! page is handed to the point read of the rows found.
+//!
+//! The last touched page, when PLAIN, is searched as soon as a value beyond every interval is
+//! decompressed; the check of its rest is returned ([`RestOfPage`]) for the caller to run
+//! beside the read of the rows found, and to believe those rows only once it holds. The point
+//! read then gets a copy of the found rows' values ([`PagePrefix::window`]), while the page
+//! goes on decompressing for the check.
 //! Anything else (another encoding, a nullable or non-integer column, a type changed by schema
 //! evolution, an index past the dictionary) is `None`, and the caller decodes with arrow-rs.
 
@@ -39,6 +45,80 @@ pub(super) enum KeyPages {
     Unsorted,
 }
 
+/// A search's answer, with the check still owed on the rest of its last page.
+pub(super) struct Search {
+    /// What the pages hold, if the rest proves sorted.
+    pub(super) pages: KeyPages,
+    /// The values of the last page after the first beyond every interval, to be checked sorted
+    /// before `pages` is believed.
+    pub(super) rest: Option<RestOfPage>,
+}
+
+impl Search {
+    /// The answer once the rest of the last page is checked here.
+    #[cfg(test)]
+    pub(super) fn settle(self) -> KeyPages {
+        match self.rest.map(RestOfPage::check) {
+            Some(false) => KeyPages::Unsorted,
+            _ => self.pages,
+        }
+    }
+}
+
+/// The unchecked end of a PLAIN key page the search stopped in: values `from..count` must be
+/// sorted and not below `last`, the value before them, for the rows found to be every match
+/// (they are then all beyond every interval, as `last` is).
+pub(crate) struct RestOfPage {
+    /// The page's values section, decompressed up to value `from`.
+    section: PagePrefix,
+    /// Where the values start in it.
+    start: usize,
+    /// The first value not checked.
+    from: usize,
+    /// The page's value count.
+    count: usize,
+    /// Value `from - 1`.
+    last: i64,
+    /// Bytes per value (4 or 8).
+    width: usize,
+}
+
+impl RestOfPage {
+    /// Decompresses the rest of the page and checks it; `false` when it is out of order or
+    /// does not decompress.
+    pub(crate) fn check(self) -> bool {
+        match self.width {
+            4 => self.check_width::<4>(),
+            _ => self.check_width::<8>(),
+        }
+    }
+
+    fn check_width<const W: usize>(mut self) -> bool {
+        let (Some(from), Some(end)) = (
+            self.from
+                .checked_mul(W)
+                .and_then(|n| n.checked_add(self.start)),
+            self.count
+                .checked_mul(W)
+                .and_then(|n| n.checked_add(self.start)),
+        ) else {
+            return false;
+        };
+        let Some(values) = self.section.get(from, end) else {
+            return false;
+        };
+        let mut prev = self.last;
+        for i in 0..self.count - self.from {
+            let v = at::<W>(values, i);
+            if v < prev {
+                return false;
+            }
+            prev = v;
+        }
+        true
+    }
+}
+
 /// Searches the key column's leaf `leaf` in the pages the candidate rows touch; `None` when
 /// this search does not apply.
 pub(super) async fn search(
@@ -47,7 +127,7 @@ pub(super) async fn search(
     leaf: usize,
     candidates: &[RowRange],
     intervals: &[KeyInterval],
-) -> Option<KeyPages> {
+) -> Option<Search> {
     let md = pass.meta.metadata();
     let column = md.file_metadata().schema_descr().column(leaf);
     let width = match (&key.data_type.kind, column.physical_type()) {
@@ -99,7 +179,11 @@ pub(super) async fn search(
     let mut searched = Searched::default();
     let limit = pass.read.batch_size as u64;
     let mut sections: Option<Vec<(u64, PagePrefix)>> = Some(Vec::new());
-    for (page, (offset, row_group, first_row, rows, codec)) in fetched.into_iter().zip(pages) {
+    let mut rest = None;
+    let last_page = pages.len().checked_sub(1)?;
+    for (i, (page, (offset, row_group, first_row, rows, codec))) in
+        fetched.into_iter().zip(pages).enumerate()
+    {
         let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
         // A required flat column has one value per row: a header saying otherwise is not
         // believed (the rows found would be placed wrongly).
@@ -112,38 +196,87 @@ pub(super) async fn search(
             first_row,
             bounds: &bounds,
         };
-        let sorted = if indices {
+        let scan = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
             values.dictionary(&mut section, dictionary, &mut searched)?
+        } else if i == last_page {
+            values.plain_until(width, &mut section, &mut searched)?
         } else if width == 4 {
             values.plain::<4>(&mut section, &mut searched)?
         } else {
             values.plain::<8>(&mut section, &mut searched)?
         };
-        if !sorted {
-            return Some(KeyPages::Unsorted);
-        }
+        let stopped = match scan {
+            Scan::Unsorted => {
+                return Some(Search {
+                    pages: KeyPages::Unsorted,
+                    rest: None,
+                })
+            }
+            Scan::Whole => None,
+            Scan::Stopped { at, last } => Some((at, last)),
+        };
         // A point read of the rows found (at most one batch of them) decodes their pages
-        // again: those are kept, as far as they were decompressed, for it. Past a batch,
-        // nothing is kept (a wide range's key pages are not held through the read).
+        // again: those are kept, as far as they were decompressed, for it (a page still to be
+        // checked: a copy of the found rows' values). Past a batch, nothing is kept (a wide
+        // range's key pages are not held through the read).
         let found: u64 = searched.rows.iter().map(|r| r.end - r.start).sum();
+        let page_end = first_row + rows;
+        let here = searched
+            .rows
+            .last()
+            .filter(|r| r.end > first_row && r.start < page_end)
+            .cloned();
+        let mut section = Some(section);
         if found > limit {
             sections = None;
-        } else if let Some(k) = sections.as_mut() {
-            let page_end = first_row + rows;
-            let here = searched
-                .rows
-                .last()
-                .is_some_and(|r| r.end > first_row && r.start < page_end);
-            if here {
-                k.push((offset, section));
-            }
+        } else if let (Some(k), Some(r)) = (sections.as_mut(), here) {
+            let kept = match stopped {
+                None => section.take(),
+                Some(_) => {
+                    // From the page's first found row to `r`, its last.
+                    let first = searched
+                        .rows
+                        .iter()
+                        .find(|f| f.end > first_row)
+                        .map_or(r.start, |f| f.start);
+                    let from = usize::try_from(first.max(first_row) - first_row).ok()?;
+                    let to = usize::try_from(r.end.min(page_end) - first_row).ok()?;
+                    let (a, b) = (start + from * width, start + to * width);
+                    section.as_mut()?.window(a, b)
+                }
+            };
+            k.extend(kept.map(|s| (offset, s)));
+        }
+        if let (Some((from, last)), Some(section)) = (stopped, section) {
+            rest = Some(RestOfPage {
+                section,
+                start,
+                from,
+                count,
+                last,
+                width,
+            });
         }
     }
     for (offset, section) in sections.into_iter().flatten() {
         pass.reader.keep_decompressed(offset, section);
     }
-    Some(KeyPages::Found(searched.rows))
+    Some(Search {
+        pages: KeyPages::Found(searched.rows),
+        rest,
+    })
+}
+
+/// How far a page was searched.
+enum Scan {
+    /// Its values are out of order.
+    Unsorted,
+    /// Every value was checked and searched.
+    Whole,
+    /// Values `0..at` were checked and searched; value `at - 1` (`last`) is beyond every
+    /// interval, so the rest can hold no match if sorted ([`RestOfPage`]).
+    Stopped { at: usize, last: i64 },
 }
 
 /// One data page's values as the search sees them.
@@ -165,11 +298,11 @@ impl Values<'_> {
         &self,
         section: &mut PagePrefix,
         searched: &mut Searched,
-    ) -> Option<bool> {
+    ) -> Option<Scan> {
         let end = self.start.checked_add(self.count.checked_mul(W)?)?;
         let values = section.get(self.start, end)?;
         if !searched.check(0, self.count, |i| at::<W>(values, i)) {
-            return Some(false);
+            return Some(Scan::Unsorted);
         }
         searched.find(
             self.first_row,
@@ -177,7 +310,59 @@ impl Values<'_> {
             |i| at::<W>(values, i),
             self.bounds,
         );
-        Some(true)
+        Some(Scan::Whole)
+    }
+
+    /// As [`Self::plain`] for values of `width` bytes, decompressing a step at a time and
+    /// stopping after the step whose last value is beyond every interval.
+    fn plain_until(
+        &self,
+        width: usize,
+        section: &mut PagePrefix,
+        searched: &mut Searched,
+    ) -> Option<Scan> {
+        if width == 4 {
+            self.plain_until_width::<4>(section, searched)
+        } else {
+            self.plain_until_width::<8>(section, searched)
+        }
+    }
+
+    fn plain_until_width<const W: usize>(
+        &self,
+        section: &mut PagePrefix,
+        searched: &mut Searched,
+    ) -> Option<Scan> {
+        /// Values decompressed and checked per step (32 KiB of BIGINTs).
+        const STEP: usize = 4096;
+        let beyond = |v: i64| {
+            self.bounds
+                .iter()
+                .all(|&(_, _, high, inclusive)| v > high || (v == high && !inclusive))
+        };
+        let mut checked = 0;
+        let mut last = None;
+        while checked < self.count {
+            let to = self.count.min(checked + STEP);
+            let from_byte = self.start.checked_add(checked.checked_mul(W)?)?;
+            let to_byte = self.start.checked_add(to.checked_mul(W)?)?;
+            let values = section.get(from_byte, to_byte)?;
+            if !searched.check(checked, to, |i| at::<W>(values, i - checked)) {
+                return Some(Scan::Unsorted);
+            }
+            checked = to;
+            last = searched.last;
+            if last.is_some_and(beyond) {
+                break;
+            }
+        }
+        let end = self.start.checked_add(checked.checked_mul(W)?)?;
+        let values = section.get(self.start, end)?;
+        searched.find(self.first_row, checked, |i| at::<W>(values, i), self.bounds);
+        Some(match last {
+            Some(last) if checked < self.count => Scan::Stopped { at: checked, last },
+            _ => Scan::Whole,
+        })
     }
 
     /// Checks and searches dictionary indices (looked up in `dictionary`), decoding them run by
@@ -187,7 +372,7 @@ impl Values<'_> {
         section: &mut PagePrefix,
         dictionary: &mut DictionaryValues,
         searched: &mut Searched,
-    ) -> Option<bool> {
+    ) -> Option<Scan> {
         let mut runs = IndexRuns::new(section, self.start)?;
         // Not more up front than a corrupt count could make a lot of.
         let mut values: Vec<i64> = Vec::with_capacity(self.count.min(1 << 16));
@@ -200,11 +385,11 @@ impl Values<'_> {
                 values.push(dictionary.value(id)?);
             }
             if !searched.check(checked, values.len(), |i| values[i]) {
-                return Some(false);
+                return Some(Scan::Unsorted);
             }
         }
         searched.find(self.first_row, values.len(), |i| values[i], self.bounds);
-        Some(true)
+        Some(Scan::Whole)
     }
 }
 

@@ -84,40 +84,11 @@ struct LeafJob {
 /// read does not apply (see the module documentation).
 pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let md = read.meta.metadata();
-    let mut jobs = plan(md, &read)?;
-    let wanted: Vec<Range<u64>> = jobs
-        .iter()
-        .flat_map(|j| j.pages.iter().map(|p| p.fetch.clone()))
-        .collect();
-    let mut fetched = read
-        .reader
-        .clone()
-        .get_byte_ranges(wanted)
-        .await
-        .ok()?
-        .into_iter();
-    let mut pages: Vec<Vec<Bytes>> = Vec::with_capacity(jobs.len());
-    for j in &jobs {
-        pages.push(fetched.by_ref().take(j.pages.len()).collect());
-    }
-    let dictionaries = dictionaries(md, &read, &jobs, &pages).await?;
+    let jobs = plan(md, &read)?;
+    // Each leaf fetches, decompresses and picks on its own task: the copies out of the page
+    // cache and the fresh memory they fault in are spread over the cores with the rest.
     let mut tasks = Vec::with_capacity(jobs.len());
-    for (job, bytes) in jobs.drain(..).zip(pages) {
-        let codecs: HashMap<usize, Compression> = job
-            .pages
-            .iter()
-            .map(|p| {
-                (
-                    p.row_group,
-                    md.row_group(p.row_group).column(job.column).compression(),
-                )
-            })
-            .collect();
-        let dicts: HashMap<usize, Bytes> = dictionaries
-            .iter()
-            .filter(|((_, c), _)| *c == job.column)
-            .map(|((rg, _), b)| (*rg, b.clone()))
-            .collect();
+    for job in jobs {
         // Pages a key pass decompressed (as far as it needed).
         let ready: HashMap<u64, PagePrefix> = job
             .pages
@@ -127,25 +98,17 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
                 Some((start, read.reader.take_decompressed(start)?))
             })
             .collect();
+        let reader = read.reader.clone();
+        let md = md.clone();
         tasks.push(tokio::spawn(async move {
-            let picked = pick_leaf(&job, bytes, &codecs, &dicts, ready);
-            (job, codecs, dicts, picked)
+            let picked = read_leaf(&reader, &md, &job, ready).await;
+            (job, picked)
         }));
     }
     let mut columns = Vec::with_capacity(tasks.len());
     for t in futures::future::join_all(tasks).await {
-        let (job, codecs, dicts, picked) = t.ok()?;
-        let picked = match picked {
-            Some(picked) => picked,
-            // A page fetched in part proved short: the leaf again from its whole pages.
-            None if job.pages.iter().any(|p| p.fetch != p.page.range) => {
-                let whole = job.pages.iter().map(|p| p.page.range.clone()).collect();
-                let bytes = read.reader.clone().get_byte_ranges(whole).await.ok()?;
-                pick_leaf(&job, bytes, &codecs, &dicts, HashMap::new())?
-            }
-            None => return None,
-        };
-        columns.push((job.column, job.leaf, picked));
+        let (job, picked) = t.ok()?;
+        columns.push((job.column, job.leaf, picked?));
     }
     arrow_decode(read.meta, &read, columns)
 }
@@ -246,31 +209,59 @@ fn likely_range(meta: &ColumnChunkMetaData, page: &TouchedPage) -> Range<u64> {
     whole.start..whole.start + want.min(len)
 }
 
-/// The dictionary pages (by row group and leaf) of the chunks with a touched page that needs
-/// one, fetched in one request.
-async fn dictionaries(
+/// The picked rows of one leaf: its pages fetched (as far as likely needed, [`likely_range`]),
+/// with the dictionary pages they need, then picked; a page fetched in part that proves short
+/// has the leaf read again from its whole pages.
+async fn read_leaf(
+    reader: &FileIoParquetReader,
     md: &ParquetMetaData,
-    read: &PointRead<'_>,
-    jobs: &[LeafJob],
-    pages: &[Vec<Bytes>],
-) -> Option<HashMap<(usize, usize), Bytes>> {
-    let mut keys: Vec<(usize, usize)> = Vec::new();
+    job: &LeafJob,
+    ready: HashMap<u64, PagePrefix>,
+) -> Option<Picked> {
+    let wanted = job.pages.iter().map(|p| p.fetch.clone()).collect();
+    let bytes = reader.clone().get_byte_ranges(wanted).await.ok()?;
+    let codecs: HashMap<usize, Compression> = job
+        .pages
+        .iter()
+        .map(|p| {
+            let codec = md.row_group(p.row_group).column(job.column).compression();
+            (p.row_group, codec)
+        })
+        .collect();
+    let dictionaries = dictionaries(reader, md, job, &bytes).await?;
+    if let Some(picked) = pick_leaf(job, bytes, &codecs, &dictionaries, ready) {
+        return Some(picked);
+    }
+    if job.pages.iter().all(|p| p.fetch == p.page.range) {
+        return None;
+    }
+    let whole = job.pages.iter().map(|p| p.page.range.clone()).collect();
+    let bytes = reader.clone().get_byte_ranges(whole).await.ok()?;
+    pick_leaf(job, bytes, &codecs, &dictionaries, HashMap::new())
+}
+
+/// The dictionary pages (by row group) of the chunks of `job` with a touched page that needs
+/// one (`pages`: the touched pages' bytes, headers first), fetched in one request.
+async fn dictionaries(
+    reader: &FileIoParquetReader,
+    md: &ParquetMetaData,
+    job: &LeafJob,
+    pages: &[Bytes],
+) -> Option<HashMap<usize, Bytes>> {
+    let mut groups: Vec<usize> = Vec::new();
     let mut ranges: Vec<Range<u64>> = Vec::new();
-    for (job, bytes) in jobs.iter().zip(pages) {
-        for (p, b) in job.pages.iter().zip(bytes) {
-            let key = (p.row_group, job.column);
-            if keys.contains(&key) || !PageHeader::parse(b)?.needs_dictionary() {
-                continue;
-            }
-            keys.push(key);
-            ranges.push(dictionary_page_range(md, p.row_group, job.column)?);
+    for (p, b) in job.pages.iter().zip(pages) {
+        if groups.contains(&p.row_group) || !PageHeader::parse(b)?.needs_dictionary() {
+            continue;
         }
+        groups.push(p.row_group);
+        ranges.push(dictionary_page_range(md, p.row_group, job.column)?);
     }
     if ranges.is_empty() {
         return Some(HashMap::new());
     }
-    let got = read.reader.clone().get_byte_ranges(ranges).await.ok()?;
-    Some(keys.into_iter().zip(got).collect())
+    let got = reader.clone().get_byte_ranges(ranges).await.ok()?;
+    Some(groups.into_iter().zip(got).collect())
 }
 
 /// The picked rows of one leaf from its fetched pages.

@@ -117,7 +117,9 @@ async fn run_on(
         groups: &groups,
         ranges: None,
     };
-    search(&pass, key, 0, &all, &intervals(key, sql)).await
+    search(&pass, key, 0, &all, &intervals(key, sql))
+        .await
+        .map(Search::settle)
 }
 
 /// The rows whose key satisfies `sql`, by a linear scan, as ranges.
@@ -413,7 +415,76 @@ async fn a_page_out_of_order_after_the_key_is_reported() {
             Some(KeyPages::Found(vec![1000..1001])),
             "{dictionary}"
         );
-        let kept = r.take_decompressed(page_offsets(&bytes)[0] as u64).unwrap();
-        assert_eq!(kept.so_far().len(), kept.total(), "{dictionary}");
+        // A dictionary page was checked whole and is handed on; a PLAIN one is handed on as
+        // a copy of the found row's value (its rest was checked apart).
+        let mut kept = r.take_decompressed(page_offsets(&bytes)[0] as u64).unwrap();
+        if dictionary {
+            assert_eq!(kept.so_far().len(), kept.total());
+        } else {
+            assert_eq!(kept.get(8000, 8008).unwrap(), &3000i64.to_le_bytes());
+            assert!(kept.get(7992, 8000).is_none());
+        }
     }
+}
+
+/// `sql`'s search over every row of `bytes`, its rest left unchecked.
+async fn unsettled(bytes: &Bytes, key: &DataField, sql: &str) -> Search {
+    let meta = metadata(bytes);
+    let groups = groups(&meta);
+    let all: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
+    let read = DataFileRead::new("f.parquet", vec![key.clone()], vec![key.clone()]).unwrap();
+    let r = reader(bytes).await;
+    let pass = KeyPass {
+        reader: &r,
+        meta: &meta,
+        read: &read,
+        physical: &["id"],
+        groups: &groups,
+        ranges: None,
+    };
+    search(&pass, key, 0, &all, &intervals(key, sql))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_last_plain_page_is_searched_up_to_the_first_value_beyond() {
+    // One zstd PLAIN page of 400,000 keys: a key near its start is found after one step of
+    // values; the rest of the page is left to check, and the check finds a match placed
+    // late (the rows found are then not all of them) or the page sorted.
+    let sorted: Vec<i64> = (0..400_000).map(|i| i * 3).collect();
+    let mut late = sorted.clone();
+    late[399_990] = 3000;
+    let key = field(TypeKind::BigInt, false);
+    let zstd = Compression::ZSTD(ZstdLevel::default());
+    let layout = props(false, WriterVersion::PARQUET_1_0, zstd)
+        .set_data_page_row_count_limit(1 << 20)
+        .set_data_page_size_limit(1 << 30)
+        .set_write_batch_size(1 << 20)
+        .set_max_row_group_row_count(None)
+        .build();
+    for (values, sorted_rest) in [(&sorted, true), (&late, false)] {
+        let bytes = file(values, &TypeKind::BigInt, false, layout.clone());
+        let found = unsettled(&bytes, &key, "id = 3000").await;
+        assert_eq!(found.pages, KeyPages::Found(vec![1000..1001]));
+        let rest = found.rest.unwrap();
+        assert_eq!(
+            (rest.from, rest.count, rest.last),
+            (4096, 400_000, 4095 * 3)
+        );
+        assert!(rest.section.decompressed() < 400_000 * 8 / 4);
+        assert_eq!(rest.check(), sorted_rest);
+    }
+    // A key in no step before the last: the page is searched whole, nothing left.
+    let bytes = file(&sorted, &TypeKind::BigInt, false, layout.clone());
+    let found = unsettled(&bytes, &key, "id = 1199997").await;
+    assert_eq!(found.pages, KeyPages::Found(vec![399_999..400_000]));
+    assert!(found.rest.is_none());
+    // Out of order within the first step: reported at once.
+    let mut early = sorted.clone();
+    early.swap(10, 11);
+    let bytes = file(&early, &TypeKind::BigInt, false, layout);
+    let found = unsettled(&bytes, &key, "id = 3000").await;
+    assert_eq!(found.pages, KeyPages::Unsorted);
+    assert!(found.rest.is_none());
 }
