@@ -16,9 +16,13 @@
 //! Ballista scheduler started with `paimon-scheduler` and run by `paimon-executor`s
 //! (`crates/paimon-ballista`), which read the tables straight from the warehouse's storage.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use futures::TryStreamExt;
 use paimon_core::spec::DataField;
-use paimon_core::{Error, Result, Schema};
+use paimon_core::{Error, FileSystemCatalog, Result, Schema};
+use paimon_datafusion::catalog::PaimonCatalogProvider;
 use paimon_datafusion::datafusion::common::DataFusionError;
 use paimon_datafusion::datafusion::prelude::SessionContext;
 use paimon_datafusion::datafusion::sql::parser::{DFParser, Statement as DFStatement};
@@ -58,10 +62,17 @@ fn df_err(e: DataFusionError) -> Error {
 
 /// Runs the statements and writes each query's rows.
 pub async fn run(args: Args) -> Result<()> {
-    let ctx = context(&args).await?;
-    paimon_datafusion::register_warehouse(&ctx, "paimon", &args.warehouse)
-        .await
-        .map_err(df_err)?;
+    let catalog = FileSystemCatalog::new(&args.warehouse, HashMap::new())?;
+    // The warehouse is listed while the session is built (on another thread: registering
+    // DataFusion's functions and rules is a millisecond of CPU).
+    let listing = async {
+        PaimonCatalogProvider::try_new(catalog)
+            .await
+            .map_err(df_err)
+    };
+    let (ctx, provider) = futures::future::join(context(&args), listing).await;
+    let ctx = ctx?;
+    ctx.register_catalog("paimon", Arc::new(provider?));
     match &args.sql {
         Some(sql) => run_text(&ctx, &args, sql).await,
         None => run_stdin(&ctx, &args).await,
@@ -83,7 +94,9 @@ async fn context(args: &Args) -> Result<SessionContext> {
     let config = paimon_datafusion::session_config()
         .with_default_catalog_and_schema("paimon", "default")
         .with_information_schema(true);
-    Ok(SessionContext::new_with_config(config))
+    tokio::task::spawn_blocking(move || SessionContext::new_with_config(config))
+        .await
+        .map_err(|e| Error::internal(format!("building the SQL session failed: {e}")))
 }
 
 /// Runs every statement of `sql`.
