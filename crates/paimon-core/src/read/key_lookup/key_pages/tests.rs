@@ -105,6 +105,18 @@ async fn run_on(
     key: &DataField,
     sql: &str,
 ) -> Option<KeyPages> {
+    search_with(reader, bytes, key, sql)
+        .await
+        .map(Search::settle)
+}
+
+/// As [`run_on`], the rest of the last page left unchecked.
+async fn search_with(
+    reader: &FileIoParquetReader,
+    bytes: &Bytes,
+    key: &DataField,
+    sql: &str,
+) -> Option<Search> {
     let meta = metadata(bytes);
     let groups = groups(&meta);
     let all: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
@@ -117,9 +129,7 @@ async fn run_on(
         groups: &groups,
         ranges: None,
     };
-    search(&pass, key, 0, &all, &intervals(key, sql))
-        .await
-        .map(Search::settle)
+    search(&pass, key, 0, &all, &intervals(key, sql)).await
 }
 
 /// The rows whose key satisfies `sql`, by a linear scan, as ranges.
@@ -382,6 +392,18 @@ async fn only_the_pages_of_a_point_read_stay_decompressed() {
     assert!(offsets.iter().all(|&o| r.take_decompressed(o).is_none()));
 }
 
+/// One zstd page per column of up to 2^20 rows, PLAIN or dictionary-encoded.
+fn one_page(dictionary: bool) -> WriterProperties {
+    let zstd = Compression::ZSTD(ZstdLevel::default());
+    props(dictionary, WriterVersion::PARQUET_1_0, zstd)
+        .set_data_page_row_count_limit(1 << 20)
+        .set_data_page_size_limit(1 << 30)
+        .set_dictionary_page_size_limit(1 << 30)
+        .set_write_batch_size(1 << 20)
+        .set_max_row_group_row_count(None)
+        .build()
+}
+
 #[tokio::test]
 async fn a_page_out_of_order_after_the_key_is_reported() {
     // One zstd page of 400,000 keys, PLAIN or dictionary-encoded, sorted except near its end,
@@ -393,14 +415,7 @@ async fn a_page_out_of_order_after_the_key_is_reported() {
     late[399_990] = 3000;
     let key = field(TypeKind::BigInt, false);
     for dictionary in [false, true] {
-        let zstd = Compression::ZSTD(ZstdLevel::default());
-        let layout = props(dictionary, WriterVersion::PARQUET_1_0, zstd)
-            .set_data_page_row_count_limit(1 << 20)
-            .set_data_page_size_limit(1 << 30)
-            .set_dictionary_page_size_limit(1 << 30)
-            .set_write_batch_size(1 << 20)
-            .set_max_row_group_row_count(None)
-            .build();
+        let layout = one_page(dictionary);
         let bytes = file(&late, &TypeKind::BigInt, false, layout.clone());
         assert_eq!(page_offsets(&bytes).len(), 1);
         let found = run(&bytes, &key, "id = 3000").await;
@@ -429,20 +444,7 @@ async fn a_page_out_of_order_after_the_key_is_reported() {
 
 /// `sql`'s search over every row of `bytes`, its rest left unchecked.
 async fn unsettled(bytes: &Bytes, key: &DataField, sql: &str) -> Search {
-    let meta = metadata(bytes);
-    let groups = groups(&meta);
-    let all: Vec<RowRange> = groups.iter().map(|g| g.1.clone()).collect();
-    let read = DataFileRead::new("f.parquet", vec![key.clone()], vec![key.clone()]).unwrap();
-    let r = reader(bytes).await;
-    let pass = KeyPass {
-        reader: &r,
-        meta: &meta,
-        read: &read,
-        physical: &["id"],
-        groups: &groups,
-        ranges: None,
-    };
-    search(&pass, key, 0, &all, &intervals(key, sql))
+    search_with(&reader(bytes).await, bytes, key, sql)
         .await
         .unwrap()
 }
@@ -456,13 +458,7 @@ async fn the_last_plain_page_is_searched_up_to_the_first_value_beyond() {
     let mut late = sorted.clone();
     late[399_990] = 3000;
     let key = field(TypeKind::BigInt, false);
-    let zstd = Compression::ZSTD(ZstdLevel::default());
-    let layout = props(false, WriterVersion::PARQUET_1_0, zstd)
-        .set_data_page_row_count_limit(1 << 20)
-        .set_data_page_size_limit(1 << 30)
-        .set_write_batch_size(1 << 20)
-        .set_max_row_group_row_count(None)
-        .build();
+    let layout = one_page(false);
     for (values, sorted_rest) in [(&sorted, true), (&late, false)] {
         let bytes = file(values, &TypeKind::BigInt, false, layout.clone());
         let found = unsettled(&bytes, &key, "id = 3000").await;
