@@ -221,31 +221,19 @@ pub(super) async fn search(
         // checked: a copy of the found rows' values). Past a batch, nothing is kept (a wide
         // range's key pages are not held through the read).
         let found: u64 = searched.rows.iter().map(|r| r.end - r.start).sum();
-        let page_end = first_row + rows;
-        let here = searched
-            .rows
-            .last()
-            .filter(|r| r.end > first_row && r.start < page_end)
-            .cloned();
         let mut section = Some(section);
         if found > limit {
             sections = None;
-        } else if let (Some(k), Some(r)) = (sections.as_mut(), here) {
-            let kept = match stopped {
-                None => section.take(),
-                Some(_) => {
-                    // From the page's first found row to `r`, its last.
-                    let first = searched
-                        .rows
-                        .iter()
-                        .find(|f| f.end > first_row)
-                        .map_or(r.start, |f| f.start);
-                    let from = usize::try_from(first.max(first_row) - first_row).ok()?;
-                    let to = usize::try_from(r.end.min(page_end) - first_row).ok()?;
-                    let (a, b) = (start + from * width, start + to * width);
-                    section.as_mut()?.window(a, b)
-                }
-            };
+        } else if let Some(k) = sections.as_mut() {
+            let page = first_row..first_row + rows;
+            let kept = for_point_read(
+                &mut section,
+                stopped.is_some(),
+                &searched.rows,
+                page,
+                start,
+                width,
+            );
             k.extend(kept.map(|s| (offset, s)));
         }
         if let (Some((from, last)), Some(section)) = (stopped, section) {
@@ -266,6 +254,32 @@ pub(super) async fn search(
         pages: KeyPages::Found(searched.rows),
         rest,
     })
+}
+
+/// What a point read of the rows found (`found`, file rows) gets of the searched page holding
+/// file rows `page`, whose values of `width` bytes start at `start` of `section`: nothing when
+/// the last rows found are not in it; the page as decompressed (taken from `section`); or, when
+/// its rest is still to be checked (`unchecked`), a copy of its found rows' values.
+fn for_point_read(
+    section: &mut Option<PagePrefix>,
+    unchecked: bool,
+    found: &[RowRange],
+    page: RowRange,
+    start: usize,
+    width: usize,
+) -> Option<PagePrefix> {
+    let last = found
+        .last()
+        .filter(|r| r.end > page.start && r.start < page.end)?;
+    if !unchecked {
+        return section.take();
+    }
+    let first = found.iter().find(|f| f.end > page.start).unwrap_or(last);
+    let from = usize::try_from(first.start.max(page.start) - page.start).ok()?;
+    let to = usize::try_from(last.end.min(page.end) - page.start).ok()?;
+    section
+        .as_mut()?
+        .window(start + from * width, start + to * width)
 }
 
 /// How far a page was searched.
