@@ -7,13 +7,14 @@
 //! all checked to be sorted, after the previous page's, and then binary-searched, with no
 //! Arrow array built, copied or concatenated. Every value is checked, not only those up to the
 //! first one above the intervals: nothing in a Parquet file proves the rest of a page sorted,
-//! and a page out of order after that value could hold a match (a search stopping there
-//! would drop rows; the key-lookup tests rewrite a file in descending order). The decompressed
-//! page is handed to the point read of the rows found.
+//! and a page out of order after that value could hold a match (a search believed without
+//! that check would drop rows; the key-lookup tests rewrite a file in descending order). The
+//! decompressed page is handed to the point read of the rows found.
 //!
 //! The last touched page, when PLAIN, is searched as soon as a value beyond every interval is
-//! decompressed; the check of its rest is returned ([`RestOfPage`]) for the caller to run
-//! beside the read of the rows found, and to believe those rows only once it holds. The point
+//! decompressed; the check of its rest is deferred, not skipped: it is returned
+//! ([`RestOfPage`]) for the caller to run beside the read of the rows found, and to believe
+//! those rows only once it holds. The point
 //! read then gets a copy of the found rows' values ([`PagePrefix::window`]), while the page
 //! goes on decompressing for the check.
 //! Anything else (another encoding, a nullable or non-integer column, a type changed by schema
