@@ -104,6 +104,14 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
         Some(leaf) => key_pages::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
     };
+    // Without a runtime to check it beside the read, the rest of the last page is checked here.
+    let direct = match direct {
+        Some(search) if tokio::runtime::Handle::try_current().is_err() => Some(Search {
+            pages: search.settle(),
+            rest: None,
+        }),
+        direct => direct,
+    };
     let (found, rest) = match direct {
         Some(Search {
             pages: KeyPages::Found(rows),
@@ -124,22 +132,11 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
     };
     let left: u64 = rows.iter().map(|r| r.end - r.start).sum();
     let rows_skipped = candidates.saturating_sub(left);
-    let unconfirmed = match rest {
-        // Checked here without a runtime to run it beside the read.
-        Some(rest) if tokio::runtime::Handle::try_current().is_err() => {
-            if !rest.check() {
-                s.metrics.add_key_search_fallback();
-                return None;
-            }
-            None
-        }
-        Some(rest) => Some(Unconfirmed {
-            check: tokio::task::spawn_blocking(move || rest.check()),
-            rows_skipped,
-            metrics: s.metrics.clone(),
-        }),
-        None => None,
-    };
+    let unconfirmed = rest.map(|rest| Unconfirmed {
+        check: tokio::task::spawn_blocking(move || rest.check()),
+        rows_skipped,
+        metrics: s.metrics.clone(),
+    });
     if unconfirmed.is_none() {
         s.metrics.add_key_search(rows_skipped);
     }

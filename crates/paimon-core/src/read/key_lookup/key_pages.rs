@@ -57,7 +57,6 @@ pub(super) struct Search {
 
 impl Search {
     /// The answer once the rest of the last page is checked here.
-    #[cfg(test)]
     pub(super) fn settle(self) -> KeyPages {
         match self.rest.map(RestOfPage::check) {
             Some(false) => KeyPages::Unsorted,
@@ -108,15 +107,11 @@ impl RestOfPage {
         let Some(values) = self.section.get(from, end) else {
             return false;
         };
-        let mut prev = self.last;
-        for i in 0..self.count - self.from {
-            let v = at::<W>(values, i);
-            if v < prev {
-                return false;
-            }
-            prev = v;
-        }
-        true
+        let mut searched = Searched {
+            last: Some(self.last),
+            rows: Vec::new(),
+        };
+        searched.check(self.from, self.count, |i| at::<W>(values, i - self.from))
     }
 }
 
@@ -200,12 +195,8 @@ pub(super) async fn search(
         let scan = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
             values.dictionary(&mut section, dictionary, &mut searched)?
-        } else if i == last_page {
-            values.plain_until(width, &mut section, &mut searched)?
-        } else if width == 4 {
-            values.plain::<4>(&mut section, &mut searched)?
         } else {
-            values.plain::<8>(&mut section, &mut searched)?
+            values.plain(width, &mut section, &mut searched, i == last_page)?
         };
         let stopped = match scan {
             Scan::Unsorted => {
@@ -307,46 +298,28 @@ struct Values<'a> {
 }
 
 impl Values<'_> {
-    /// Checks and searches PLAIN values of `W` bytes each: `Some(false)` when they are not
-    /// sorted, `None` when the section does not hold them.
-    fn plain<const W: usize>(
-        &self,
-        section: &mut PagePrefix,
-        searched: &mut Searched,
-    ) -> Option<Scan> {
-        let end = self.start.checked_add(self.count.checked_mul(W)?)?;
-        let values = section.get(self.start, end)?;
-        if !searched.check(0, self.count, |i| at::<W>(values, i)) {
-            return Some(Scan::Unsorted);
-        }
-        searched.find(
-            self.first_row,
-            self.count,
-            |i| at::<W>(values, i),
-            self.bounds,
-        );
-        Some(Scan::Whole)
-    }
-
-    /// As [`Self::plain`] for values of `width` bytes, decompressing a step at a time and
-    /// stopping after the step whose last value is beyond every interval.
-    fn plain_until(
+    /// Checks and searches PLAIN values of `width` bytes each (`None` when the section does
+    /// not hold them), a step at a time; with `may_stop`, stopping after the step whose last
+    /// value is beyond every interval.
+    fn plain(
         &self,
         width: usize,
         section: &mut PagePrefix,
         searched: &mut Searched,
+        may_stop: bool,
     ) -> Option<Scan> {
         if width == 4 {
-            self.plain_until_width::<4>(section, searched)
+            self.plain_width::<4>(section, searched, may_stop)
         } else {
-            self.plain_until_width::<8>(section, searched)
+            self.plain_width::<8>(section, searched, may_stop)
         }
     }
 
-    fn plain_until_width<const W: usize>(
+    fn plain_width<const W: usize>(
         &self,
         section: &mut PagePrefix,
         searched: &mut Searched,
+        may_stop: bool,
     ) -> Option<Scan> {
         /// Values decompressed and checked per step (32 KiB of BIGINTs).
         const STEP: usize = 4096;
@@ -367,7 +340,7 @@ impl Values<'_> {
             }
             checked = to;
             last = searched.last;
-            if last.is_some_and(beyond) {
+            if may_stop && last.is_some_and(beyond) {
                 break;
             }
         }

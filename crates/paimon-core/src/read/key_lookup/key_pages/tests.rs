@@ -404,15 +404,22 @@ fn one_page(dictionary: bool) -> WriterProperties {
         .build()
 }
 
+/// 400,000 keys `0, 3, 6, ...`, and the same with key 3000 (row 1000) also at row 399,990,
+/// after larger keys.
+fn sorted_and_late() -> (Vec<i64>, Vec<i64>) {
+    let sorted: Vec<i64> = (0..400_000).map(|i| i * 3).collect();
+    let mut late = sorted.clone();
+    late[399_990] = 3000;
+    (sorted, late)
+}
+
 #[tokio::test]
 async fn a_page_out_of_order_after_the_key_is_reported() {
     // One zstd page of 400,000 keys, PLAIN or dictionary-encoded, sorted except near its end,
     // where a key that matches comes after larger ones: the search checks the page to its end
     // and reports the disorder (a search stopping at the first value above the key would
     // answer without row 399,990). The sorted page is searched, and handed on whole.
-    let sorted: Vec<i64> = (0..400_000).map(|i| i * 3).collect();
-    let mut late = sorted.clone();
-    late[399_990] = 3000;
+    let (sorted, late) = sorted_and_late();
     let key = field(TypeKind::BigInt, false);
     for dictionary in [false, true] {
         let layout = one_page(dictionary);
@@ -454,9 +461,7 @@ async fn the_last_plain_page_is_searched_up_to_the_first_value_beyond() {
     // One zstd PLAIN page of 400,000 keys: a key near its start is found after one step of
     // values; the rest of the page is left to check, and the check finds a match placed
     // late (the rows found are then not all of them) or the page sorted.
-    let sorted: Vec<i64> = (0..400_000).map(|i| i * 3).collect();
-    let mut late = sorted.clone();
-    late[399_990] = 3000;
+    let (sorted, late) = sorted_and_late();
     let key = field(TypeKind::BigInt, false);
     let layout = one_page(false);
     for (values, sorted_rest) in [(&sorted, true), (&late, false)] {
