@@ -27,7 +27,7 @@ use tokio::sync::OnceCell;
 use crate::error::to_df_error;
 use crate::filter::classify;
 use crate::sink::CommitIdentity;
-use crate::table::PaimonTableProvider;
+use crate::table::{provider_schema, PaimonTableProvider};
 
 /// What identifies a table provider across processes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,8 +78,8 @@ impl RemoteTableProvider {
     pub fn try_new(wire: TableWire, io: FileIO) -> Result<Self> {
         let schema = TableSchema::from_json_bytes(wire.schema_json.as_bytes())
             .map_err(|e| to_df_error(e, &wire.name))?;
-        let arrow_schema = paimon_core::arrow::arrow_schema(&schema.fields)
-            .map_err(|e| to_df_error(e, &wire.name))?;
+        let arrow_schema =
+            provider_schema(&schema.fields).map_err(|e| to_df_error(e, &wire.name))?;
         Ok(RemoteTableProvider {
             wire,
             schema: Arc::new(schema),

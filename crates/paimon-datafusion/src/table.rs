@@ -15,6 +15,7 @@ use datafusion::datasource::sink::DataSinkExec;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
+use paimon_core::spec::types::DataField;
 use paimon_core::{Predicate, Table};
 
 use crate::error::to_df_error;
@@ -50,8 +51,7 @@ impl PaimonTableProvider {
     /// A provider over `table`, named `name` (`db.table`) in errors and plans.
     pub fn try_new(table: Table, name: impl Into<String>) -> Result<Self> {
         let name = name.into();
-        let schema = paimon_core::arrow::arrow_schema(&table.schema().fields)
-            .map_err(|e| to_df_error(e, &name))?;
+        let schema = provider_schema(&table.schema().fields).map_err(|e| to_df_error(e, &name))?;
         Ok(PaimonTableProvider {
             table,
             name,
@@ -68,6 +68,15 @@ impl PaimonTableProvider {
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// The Arrow schema a provider shows for a table's `fields`: top-level strings and binaries as
+/// views (`Utf8View`, `BinaryView`), as DataFusion's own Parquet source reads them; the scans
+/// decode them so ([`paimon_core::TableRead::with_string_views`]).
+pub(crate) fn provider_schema(fields: &[DataField]) -> paimon_core::Result<SchemaRef> {
+    Ok(paimon_core::arrow::with_string_views(
+        &paimon_core::arrow::arrow_schema(fields)?,
+    ))
 }
 
 /// The settings of one scan, derived from DataFusion's arguments.
@@ -258,7 +267,9 @@ impl PaimonTableProvider {
         };
         Ok(Arc::new(PaimonScanExec::try_new(
             description,
-            scan.reader().with_keep_delete(wire.keep_delete),
+            scan.reader()
+                .with_keep_delete(wire.keep_delete)
+                .with_string_views(true),
             wire,
             plan.splits,
             config.execution.target_partitions,

@@ -89,7 +89,10 @@ impl ReadWire {
             .scan_builder(&table)?
             .build()
             .map_err(|e| to_df_error(e, &self.name))?;
-        Ok(scan.reader().with_keep_delete(self.keep_delete))
+        Ok(scan
+            .reader()
+            .with_keep_delete(self.keep_delete)
+            .with_string_views(true))
     }
 }
 

@@ -137,6 +137,36 @@ pub fn arrow_schema(fields: &[DataField]) -> Result<SchemaRef> {
     Ok(Arc::new(Schema::new(struct_fields(fields)?)))
 }
 
+/// The view layout of a top-level string or binary type (`Utf8` → `Utf8View`, `Binary` →
+/// `BinaryView`); other types unchanged. SQL engines (DataFusion's own Parquet source) read
+/// strings as views: decoding refers to the page's bytes instead of copying them into one
+/// buffer, and comparisons look at the inlined prefix first.
+pub fn view_type(t: &ArrowType) -> ArrowType {
+    match t {
+        ArrowType::Utf8 => ArrowType::Utf8View,
+        ArrowType::Binary => ArrowType::BinaryView,
+        other => other.clone(),
+    }
+}
+
+/// `schema` with its top-level string and binary fields in the view layout ([`view_type`]);
+/// nested fields keep the canonical mapping.
+pub fn with_string_views(schema: &SchemaRef) -> SchemaRef {
+    if !schema
+        .fields()
+        .iter()
+        .any(|f| view_type(f.data_type()) != *f.data_type())
+    {
+        return schema.clone();
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_data_type(view_type(f.data_type())))
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

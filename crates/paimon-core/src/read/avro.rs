@@ -471,7 +471,8 @@ impl Decode {
         let reader = apache_avro::Reader::new(super::avro_header::ordered_maps(src)?)?;
         let names = record_field_names(reader.writer_schema())?;
         let physical: Vec<&str> = names.iter().map(String::as_str).collect();
-        let mapping = ReadMapping::new(&self.read.read_fields, &self.read.file_fields, &physical)?;
+        let mapping = ReadMapping::new(&self.read.read_fields, &self.read.file_fields, &physical)?
+            .with_string_views(self.read.string_views);
         let ranges = selected_ranges(
             u64::MAX,
             self.read.row_ranges.as_deref(),

@@ -54,6 +54,8 @@ pub struct ReadMapping {
     sources: Vec<Source>,
     read_fields: Vec<DataField>,
     schema: SchemaRef,
+    /// Top-level string and binary columns come out as views ([`ReadMapping::with_string_views`]).
+    views: bool,
 }
 
 /// The file-schema name and type a read field is stored under, if any.
@@ -110,7 +112,19 @@ impl ReadMapping {
             sources,
             read_fields: read_fields.to_vec(),
             schema: crate::arrow::arrow_schema(read_fields)?,
+            views: false,
         })
+    }
+
+    /// With `on`, top-level string and binary columns come out in the view layout
+    /// ([`crate::arrow::view_type`]): a column decoded as a view is passed through, any other
+    /// is converted after the usual adaptation.
+    pub fn with_string_views(mut self, on: bool) -> Self {
+        if on {
+            self.schema = crate::arrow::with_string_views(&self.schema);
+        }
+        self.views = on;
+        self
     }
 
     /// The physical top-level column indices to decode, ascending; the projected file batch
@@ -145,8 +159,19 @@ impl ReadMapping {
                     let a = batch.columns().get(*index).ok_or_else(|| {
                         Error::internal(format!("projected column {index} missing"))
                     })?;
-                    adapt(a, file_type, &rf.data_type)
-                        .map_err(|e| e.with_context("field", rf.name.clone()))?
+                    let target = self.schema.field(i).data_type();
+                    if self.views && a.data_type() == target && is_view(target) {
+                        // Decoded as a view of the same kind: nothing to adapt.
+                        a.clone()
+                    } else {
+                        let c = adapt(a, file_type, &rf.data_type)
+                            .map_err(|e| e.with_context("field", rf.name.clone()))?;
+                        if self.views {
+                            as_view(c)?
+                        } else {
+                            c
+                        }
+                    }
                 }
             };
             if !rf.data_type.nullable && col.null_count() > 0 {
@@ -164,6 +189,19 @@ impl ReadMapping {
             schema, columns, &options,
         )?)
     }
+}
+
+fn is_view(t: &ArrowType) -> bool {
+    matches!(t, ArrowType::Utf8View | ArrowType::BinaryView)
+}
+
+/// A string or binary column in the view layout; any other column unchanged.
+pub(crate) fn as_view(array: ArrayRef) -> Result<ArrayRef> {
+    let view = crate::arrow::view_type(array.data_type());
+    if &view == array.data_type() {
+        return Ok(array);
+    }
+    Ok(arrow_cast::cast(&array, &view)?)
 }
 
 /// A field made nullable when `array` holds nulls but the field forbids them.

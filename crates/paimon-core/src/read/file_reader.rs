@@ -61,6 +61,9 @@ pub struct DataFileRead {
     /// Parquet only: page pruning and late materialization by a predicate; `None` turns both
     /// off. Ignored for ORC and Avro.
     pub selective: Option<SelectiveRead>,
+    /// Top-level STRING and BYTES columns come out as `Utf8View` / `BinaryView`
+    /// ([`crate::arrow::view_type`]); Parquet decodes them so directly.
+    pub string_views: bool,
 }
 
 /// A predicate that may be evaluated on every row of one file (the whole predicate for a file
@@ -98,6 +101,7 @@ impl fmt::Debug for DataFileRead {
             .field("deleted_rows", &self.deleted_rows.as_ref().map(|d| d.len()))
             .field("row_group_filter", &self.row_group_filter.is_some())
             .field("selective", &self.selective.is_some())
+            .field("string_views", &self.string_views)
             .finish()
     }
 }
@@ -121,6 +125,7 @@ impl DataFileRead {
             deleted_rows: None,
             row_group_filter: None,
             selective: None,
+            string_views: false,
         })
     }
 }

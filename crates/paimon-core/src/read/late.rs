@@ -134,13 +134,14 @@ fn integer(v: &Datum) -> Option<i64> {
 /// The row filter of one file, or `None` when late materialization does not apply: not
 /// allowed, not likely selective, no predicate column in the file, or every projected column
 /// is a predicate column. `physical` are the file's top-level column names, `output_roots`
-/// the top-level columns the read decodes.
+/// the top-level columns the read decodes; `views`: string columns are decoded as views.
 pub(crate) fn row_filter(
     selective: &SelectiveRead,
     file_fields: &[DataField],
     physical: &[&str],
     parquet_schema: &SchemaDescriptor,
     output_roots: &[usize],
+    views: bool,
 ) -> Option<RowFilter> {
     if !selective.late_materialization || !likely_selective(&selective.predicate) {
         return None;
@@ -155,7 +156,9 @@ pub(crate) fn row_filter(
     if fields.len() != ids.len() {
         return None;
     }
-    let mapping = ReadMapping::new(&fields, file_fields, physical).ok()?;
+    let mapping = ReadMapping::new(&fields, file_fields, physical)
+        .ok()?
+        .with_string_views(views);
     let roots = mapping.roots().to_vec();
     if roots.is_empty() || output_roots.iter().all(|r| roots.contains(r)) {
         return None;

@@ -324,7 +324,8 @@ fn configure(
 ) -> Result<Configured> {
     let root = builder.file_metadata().root_data_type().clone();
     let physical: Vec<&str> = root.children().iter().map(|c| c.name()).collect();
-    let mapping = ReadMapping::new(&read.read_fields, &read.file_fields, &physical)?;
+    let mapping = ReadMapping::new(&read.read_fields, &read.file_fields, &physical)?
+        .with_string_views(read.string_views);
     let column_ids: Vec<usize> = mapping
         .roots()
         .iter()

@@ -259,7 +259,8 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         .map(|f| f.name().as_str())
         .collect();
     let mapping = ReadMapping::new(&read.read_fields, &read.file_fields, &physical)
-        .map_err(|e| e.with_context("file", loc.clone()))?;
+        .map_err(|e| e.with_context("file", loc.clone()))?
+        .with_string_views(read.string_views);
     let mask = ProjectionMask::roots(meta.parquet_schema(), mapping.roots().iter().copied());
     let md = meta.metadata().clone();
     let Selected {
@@ -306,6 +307,7 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             &physical,
             meta.parquet_schema(),
             mapping.roots(),
+            read.string_views,
         ),
         _ => None,
     };
@@ -381,6 +383,10 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             return Ok(OpenedFile { batches, positions });
         }
     }
+    let meta = match read.string_views {
+        true => view_metadata(&meta, &roots).unwrap_or(meta),
+        false => meta,
+    };
     let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta)
         .with_projection(mask)
         .with_batch_size(read.batch_size.max(1))
@@ -436,6 +442,39 @@ async fn open_file(
     let meta = ArrowReaderMetadata::try_new(Arc::new(md), ArrowReaderOptions::new())
         .map_err(|e| parquet_error(e, loc))?;
     Ok((reader, meta, columns))
+}
+
+/// `meta` decoding the BYTE_ARRAY columns among the top-level columns `roots` that it maps to
+/// `Utf8` or `Binary` as views ([`crate::arrow::view_type`]): arrow-rs then refers to the
+/// decompressed page instead of copying every value. `None` when there is no such column or
+/// arrow-rs refuses the schema (the columns are then converted after decoding).
+fn view_metadata(meta: &ArrowReaderMetadata, roots: &[usize]) -> Option<ArrowReaderMetadata> {
+    let schema = meta.schema();
+    let columns = meta.parquet_schema().root_schema().get_fields();
+    let mut changed = false;
+    let fields: Vec<arrow_schema::FieldRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let view = crate::arrow::view_type(f.data_type());
+            let byte_array = columns.get(i).is_some_and(|c| {
+                c.is_primitive() && c.get_physical_type() == parquet::basic::Type::BYTE_ARRAY
+            });
+            if view != *f.data_type() && byte_array && roots.contains(&i) {
+                changed = true;
+                Arc::new(f.as_ref().clone().with_data_type(view))
+            } else {
+                f.clone()
+            }
+        })
+        .collect();
+    if !changed {
+        return None;
+    }
+    let schema = arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone());
+    let options = ArrowReaderOptions::new().with_schema(Arc::new(schema));
+    ArrowReaderMetadata::try_new(meta.metadata().clone(), options).ok()
 }
 
 /// Row groups by index, each with its file-global rows.
@@ -529,4 +568,76 @@ pub(crate) fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSele
         });
     });
     RowSelection::from(selectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{
+        Array, BinaryArray, FixedSizeBinaryArray, Int32Array, RecordBatch, StringArray,
+    };
+    use arrow_schema::DataType as ArrowType;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::file::properties::WriterProperties;
+
+    use super::view_metadata;
+    use crate::read::test_files::{metadata, parquet_bytes};
+
+    #[test]
+    fn byte_array_strings_and_binaries_of_the_read_decode_as_views() {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "s",
+                Arc::new(StringArray::from(vec![
+                    Some("a"),
+                    None,
+                    Some("a long string value"),
+                ])) as Arc<dyn Array>,
+            ),
+            ("b", Arc::new(BinaryArray::from_vec(vec![b"x", b"", b"yz"]))),
+            (
+                "f",
+                Arc::new(
+                    FixedSizeBinaryArray::try_from_iter([b"ab", b"cd", b"ef"].into_iter()).unwrap(),
+                ),
+            ),
+            ("i", Arc::new(Int32Array::from(vec![1, 2, 3]))),
+        ])
+        .unwrap();
+        let bytes = parquet_bytes(&batch, WriterProperties::builder().build());
+        let meta = metadata(&bytes);
+        assert!(
+            view_metadata(&meta, &[2, 3]).is_none(),
+            "no BYTE_ARRAY column read"
+        );
+        let views = view_metadata(&meta, &[0, 2, 3]).unwrap();
+        let types: Vec<_> = views
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                ArrowType::Utf8View,
+                ArrowType::Binary,
+                ArrowType::FixedSizeBinary(2),
+                ArrowType::Int32
+            ]
+        );
+        let all = view_metadata(&meta, &[0, 1, 2, 3]).unwrap();
+        let decoded = ParquetRecordBatchReaderBuilder::new_with_metadata(bytes, all)
+            .build()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(decoded.column(1).data_type(), &ArrowType::BinaryView);
+        for (got, want) in decoded.columns().iter().zip(batch.columns()) {
+            let back = arrow_cast::cast(got, want.data_type()).unwrap();
+            assert_eq!(&back.to_data(), &want.to_data());
+        }
+    }
 }

@@ -51,6 +51,7 @@ use crate::catalog::Table;
 use crate::expr::{filter_batch, BoundPredicate};
 use crate::index::deletion_vector::decode_deletion_blob;
 use crate::mergetree::{LevelBatch, MergeFunction, MergePlan, SortMerge};
+use crate::read::evolution::as_view;
 use crate::read::file_index::{select_rows, IndexSelection, IndexedFile};
 use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
 use crate::read::format::FileFormat;
@@ -85,6 +86,8 @@ pub struct TableRead {
     selective: bool,
     /// The leading primary-key column (primary-key tables: every data file is sorted by it).
     sorted_key: Option<DataField>,
+    /// Top-level string and binary columns as views ([`TableRead::with_string_views`]).
+    string_views: bool,
     metrics: Arc<ReadMetrics>,
 }
 
@@ -126,6 +129,7 @@ impl TableRead {
             keep_delete: false,
             selective: true,
             sorted_key,
+            string_views: false,
             metrics: Arc::default(),
         }
     }
@@ -288,9 +292,22 @@ impl TableRead {
         &self.output
     }
 
+    /// Outputs top-level STRING and BYTES columns as `Utf8View` / `BinaryView` instead of
+    /// `Utf8` / `Binary` (off by default), as SQL engines read Parquet strings: files read
+    /// without a merge decode Parquet strings straight into views, which refer to the page's
+    /// bytes instead of copying them; merged rows are converted.
+    pub fn with_string_views(mut self, on: bool) -> Self {
+        self.string_views = on;
+        self
+    }
+
     /// The schema of the batches this read produces.
     pub fn schema(&self) -> Result<SchemaRef> {
-        arrow_schema(&self.output)
+        let schema = arrow_schema(&self.output)?;
+        Ok(match self.string_views {
+            true => crate::arrow::with_string_views(&schema),
+            false => schema,
+        })
     }
 
     /// Reads `splits` in order.
@@ -357,7 +374,14 @@ impl TableRead {
                     .columns()
                     .get(..out_schema.fields().len())
                     .unwrap_or_default()
-                    .to_vec();
+                    .iter()
+                    .zip(out_schema.fields())
+                    .map(|(c, f)| match c.data_type() == f.data_type() {
+                        true => Ok(c.clone()),
+                        // A merged (or metadata) string column where views are wanted.
+                        false => as_view(c.clone()),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 Ok(RecordBatch::try_new(out_schema, cols)?)
             }
         });
@@ -503,7 +527,7 @@ impl TableRead {
             .predicate
             .as_ref()
             .map_or(RowGroupPruning::Off, RowGroupPruning::Raw);
-        self.open_file_as(split, index, &self.read_fields, pruning)
+        self.open_file_as(split, index, &self.read_fields, pruning, self.string_views)
             .await
     }
 
@@ -517,11 +541,17 @@ impl TableRead {
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let Some(keys) = self.key_predicate.clone() else {
             return self
-                .open_file_as(split, index, &plan.fields, RowGroupPruning::Off)
+                .open_file_as(split, index, &plan.fields, RowGroupPruning::Off, false)
                 .await;
         };
         let batches = self
-            .open_file_as(split, index, &plan.fields, RowGroupPruning::Merge(&keys))
+            .open_file_as(
+                split,
+                index,
+                &plan.fields,
+                RowGroupPruning::Merge(&keys),
+                false,
+            )
             .await?;
         let (plan, metrics) = (plan.clone(), self.metrics.clone());
         Ok(batches
@@ -539,13 +569,14 @@ impl TableRead {
     }
 
     /// Opens file `index` of `split` decoding `fields`, skipping Parquet row groups by
-    /// `pruning`.
+    /// `pruning`; `string_views`: string and binary columns as views.
     async fn open_file_as(
         &self,
         split: &DataSplit,
         index: usize,
         fields: &[DataField],
         pruning: RowGroupPruning<'_>,
+        string_views: bool,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let file = split
             .files
@@ -591,6 +622,7 @@ impl TableRead {
             // could skip a key's latest version and resurrect a stale one).
             row_group_filter: self.row_group_filter(pruning, &file_schema.fields),
             selective: self.selective_read(pruning),
+            string_views,
         };
         read_data_file(self.table.file_io(), read).await
     }

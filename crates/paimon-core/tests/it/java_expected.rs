@@ -5,7 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{java_fixtures, java_table, read_rows, Query};
+use arrow_array::RecordBatch;
+use arrow_schema::DataType as ArrowType;
+use futures::TryStreamExt;
+use paimon_core::catalog::Table;
+use paimon_core::render::batch_to_json_rows;
+
+use crate::common::{java_fixtures, java_table, query_scan, read_rows, render, Query};
 
 /// One expected read of a table.
 struct Expected {
@@ -99,7 +105,10 @@ fn expected_reads() -> Vec<Expected> {
     files.iter().flat_map(|f| parse(f)).collect()
 }
 
-async fn actual(e: &Expected) -> Vec<String> {
+/// The rows of `e`'s read; with `views`, top-level strings and binaries read as views
+/// (`TableRead::with_string_views`, as the DataFusion provider reads), every batch checked to
+/// carry the read's view schema.
+async fn actual(e: &Expected, views: bool) -> Vec<String> {
     let q = Query {
         filter: e.filter.as_deref(),
         select: e
@@ -108,12 +117,33 @@ async fn actual(e: &Expected) -> Vec<String> {
             .map(|s| s.iter().map(String::as_str).collect()),
         snapshot: Some(e.snapshot),
     };
-    read_rows(&java_table(&e.table), q).await
+    if !views {
+        return read_rows(&java_table(&e.table), q).await;
+    }
+    let table = Table::open(&java_table(&e.table)).await.unwrap();
+    let scan = query_scan(&table, &q);
+    let plan = scan.plan().await.unwrap();
+    let read = scan.reader().with_string_views(true);
+    let schema = read.schema().unwrap();
+    assert!(
+        schema
+            .fields()
+            .iter()
+            .all(|f| !matches!(f.data_type(), ArrowType::Utf8 | ArrowType::Binary)),
+        "{schema:?}"
+    );
+    let batches: Vec<RecordBatch> = read.read(plan.splits).unwrap().try_collect().await.unwrap();
+    let mut rows = Vec::new();
+    for b in &batches {
+        assert_eq!(b.schema(), schema, "{}", e.origin);
+        rows.extend(batch_to_json_rows(b, read.output_fields()).unwrap());
+    }
+    render(&rows)
 }
 
 /// The mismatches of one read, as a message (`None` when it matches).
-async fn check(e: &Expected) -> Option<String> {
-    let got = actual(e).await;
+async fn check(e: &Expected, views: bool) -> Option<String> {
+    let got = actual(e, views).await;
     let at = format!("{} ({} @ snapshot {})", e.origin, e.table, e.snapshot);
     if let Some(n) = e.row_count {
         if got.len() != n {
@@ -139,7 +169,7 @@ async fn every_listed_table_at_every_listed_snapshot() {
     assert!(reads.len() > 50, "only {} expected reads", reads.len());
     let mut failures = Vec::new();
     for e in &reads {
-        if let Some(msg) = check(e).await {
+        if let Some(msg) = check(e, false).await {
             failures.push(msg);
         }
     }
@@ -156,5 +186,20 @@ async fn an_altered_expected_row_fails() {
     if let Some(rows) = e.rows.as_mut() {
         rows[0].push('!');
     }
-    assert!(check(&e).await.is_some());
+    assert!(check(&e, false).await.is_some());
+    assert!(check(&e, true).await.is_some());
+}
+
+/// Every listed read again with strings and binaries as views: the same rows (raw and merged
+/// reads, deletion vectors, schema evolution, Parquet, ORC and Avro).
+#[tokio::test]
+async fn every_listed_read_with_string_views() {
+    let reads = expected_reads();
+    let mut failures = Vec::new();
+    for e in &reads {
+        if let Some(msg) = check(e, true).await {
+            failures.push(msg);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -109,8 +109,9 @@ fn render(batches: &[RecordBatch]) -> Vec<String> {
     rows
 }
 
-/// Reads every data file of a table with its own schema; returns all rendered rows.
-async fn read_table(rel: &str) -> Vec<String> {
+/// Reads every data file of a table with its own schema (strings as views with `views`);
+/// returns all rendered rows.
+async fn read_table(rel: &str, views: bool) -> Vec<String> {
     let dir = table_dir(rel);
     let mut files = vec![];
     data_files(&dir, &mut files);
@@ -118,10 +119,13 @@ async fn read_table(rel: &str) -> Vec<String> {
     let mut rows = vec![];
     for f in files {
         let s = schema_of_file(&dir, &f);
-        let batches = collect(request(&f, s.fields.clone(), s.fields.clone()))
-            .await
-            .unwrap();
-        let want = arrow_schema(&s.fields).unwrap();
+        let mut read = request(&f, s.fields.clone(), s.fields.clone());
+        read.string_views = views;
+        let batches = collect(read).await.unwrap();
+        let mut want = arrow_schema(&s.fields).unwrap();
+        if views {
+            want = crate::arrow::with_string_views(&want);
+        }
         for b in &batches {
             assert_eq!(b.schema(), want, "{}", f.display());
         }
@@ -147,8 +151,69 @@ async fn every_append_fixture_file_reads() {
         "avro/append_with_multiple_ts_precision_and_timezone",
         "append_table_with_multiple_file_format",
     ] {
-        read_table(t).await;
+        read_table(t, false).await;
     }
+}
+
+/// Strings and binaries as views: every batch in the view schema, the same values, in Parquet
+/// (decoded as views), ORC and Avro (converted).
+#[tokio::test]
+async fn string_views_read_the_same_values_in_every_format() {
+    let mut viewed = 0;
+    for t in [
+        "parquet/append_09",
+        "parquet/append_complex_build_in_fieldid",
+        "parquet/append_with_cast_timestamp",
+        "parquet/parquet_append_table",
+        "orc/append_09",
+        "avro/append_with_multiple_ts_precision_and_timezone",
+        "append_table_with_multiple_file_format",
+    ] {
+        let schema = arrow_schema(&schemas(&table_dir(t)).pop().unwrap().fields).unwrap();
+        viewed += usize::from(crate::arrow::with_string_views(&schema) != schema);
+        assert_eq!(read_table(t, true).await, read_table(t, false).await, "{t}");
+    }
+    assert!(viewed >= 5, "only {viewed} tables have a string column");
+}
+
+/// Strings as views through schema evolution: an added column (all null), a column retyped
+/// int → string (cast, then a view) and an unchanged string column.
+#[tokio::test]
+async fn string_views_through_schema_evolution() {
+    let dir = table_dir("parquet/append_table_with_alter_table");
+    let s0 = schemas(&dir).remove(0);
+    let latest = schemas(&dir).pop().unwrap();
+    let mut files = vec![];
+    data_files(&dir, &mut files);
+    let f = files
+        .iter()
+        .find(|f| schema_of_file(&dir, f).id == 0)
+        .unwrap();
+    let mut fields = latest.fields.clone();
+    for f in fields.iter_mut() {
+        f.data_type = DataType::nullable(TypeKind::VarChar(20));
+    }
+    fields.push(DataField::new(
+        9_999,
+        "added",
+        DataType::nullable(TypeKind::VarChar(5)),
+    ));
+    let plain = collect(request(f, s0.fields.clone(), fields.clone()))
+        .await
+        .unwrap();
+    let mut read = request(f, s0.fields.clone(), fields.clone());
+    read.string_views = true;
+    let views = collect(read).await.unwrap();
+    let want = crate::arrow::with_string_views(&arrow_schema(&fields).unwrap());
+    assert!(want
+        .fields()
+        .iter()
+        .all(|f| f.data_type() == &arrow_schema::DataType::Utf8View));
+    for b in &views {
+        assert_eq!(b.schema(), want);
+    }
+    assert_eq!(render(&views), render(&plain));
+    assert!(render(&views)[0].ends_with(",null"), "{:?}", render(&views));
 }
 
 fn set(rows: &[&str]) -> BTreeSet<String> {
@@ -170,14 +235,14 @@ async fn append_09_parquet_and_orc_values() {
         "Lily,10,0,17.1",
     ]);
     for t in ["parquet/append_09", "orc/append_09"] {
-        let got: BTreeSet<String> = read_table(t).await.into_iter().collect();
+        let got: BTreeSet<String> = read_table(t, false).await.into_iter().collect();
         assert_eq!(got, want, "{t}");
     }
 }
 
 #[tokio::test]
 async fn multiple_file_format_table() {
-    let rows = read_table("append_table_with_multiple_file_format").await;
+    let rows = read_table("append_table_with_multiple_file_format", false).await;
     let got: BTreeSet<String> = rows.iter().cloned().collect();
     assert_eq!(rows.len(), 7);
     assert_eq!(
@@ -196,7 +261,11 @@ async fn multiple_file_format_table() {
 
 #[tokio::test]
 async fn timestamps_of_every_precision() {
-    let parquet = read_table("parquet/append_with_multiple_ts_precision_and_timezone").await;
+    let parquet = read_table(
+        "parquet/append_with_multiple_ts_precision_and_timezone",
+        false,
+    )
+    .await;
     assert_eq!(
         parquet,
         vec![
@@ -205,7 +274,7 @@ async fn timestamps_of_every_precision() {
             "1970-01-01T00:00:05,1970-01-01T00:00:00.005,null,null,1970-01-01T00:00:06,null,1970-01-01T00:00:00.000006,null",
         ]
     );
-    let avro = read_table("avro/append_with_multiple_ts_precision_and_timezone").await;
+    let avro = read_table("avro/append_with_multiple_ts_precision_and_timezone", false).await;
     assert_eq!(
         avro,
         vec![
@@ -218,7 +287,7 @@ async fn timestamps_of_every_precision() {
 
 #[tokio::test]
 async fn nested_and_complex_types() {
-    let rows = read_table("parquet/parquet_append_table").await;
+    let rows = read_table("parquet/parquet_append_table", false).await;
     assert_eq!(rows.len(), 9);
     assert_eq!(
         rows[3],
@@ -228,7 +297,7 @@ async fn nested_and_complex_types() {
     );
     assert!(rows[2].contains(",s33,613333,null,"));
     assert!(rows[5].contains("{[5.16, 5.26]: null}"));
-    let rows = read_table("parquet/append_complex_build_in_fieldid").await;
+    let rows = read_table("parquet/append_complex_build_in_fieldid", false).await;
     assert!(
         rows.contains(
             &"{127: 32767, -128: -32768},[1.1, 1.2],{f0: false, f1: 2222},\
@@ -237,7 +306,7 @@ async fn nested_and_complex_types() {
         ),
         "{rows:?}"
     );
-    let got: BTreeSet<String> = read_table("parquet/append_complex_data")
+    let got: BTreeSet<String> = read_table("parquet/append_complex_data", false)
         .await
         .into_iter()
         .collect();
