@@ -9,6 +9,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
@@ -520,7 +521,10 @@ impl ExecutionPlan for PaimonScanExec {
                 splits = splits.len(),
                 "paimon scan: reading splits"
             );
-            let read = source.get(&wire).await?;
+            let read = source
+                .get(&wire)
+                .await?
+                .with_concurrency(files_in_flight(&wire.location, partitions));
             let table = wire.name.clone();
             let inner = read.read(splits).map_err(|e| to_df_error(e, &table))?;
             Ok::<_, DataFusionError>(inner.map_err(move |e| to_df_error(e, &table)))
@@ -592,6 +596,21 @@ impl ExecutionPlan for PaimonScanExec {
     }
 }
 
+/// Files each of a scan's `partitions` decodes at once: about one per core in all for a table
+/// on local disk, twice that on an object store (where a file's fetch waits on the network).
+/// DataFusion runs the partitions side by side, so more would only hold more decoded pages
+/// in memory: on two cores a full scan of the 3M-row benchmark table ran about 20% faster with
+/// one file per partition than with four (fewer fresh buffers faulted in).
+fn files_in_flight(location: &str, partitions: usize) -> NonZeroUsize {
+    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let per_partition = cores.div_ceil(partitions.max(1));
+    let per_partition = match paimon_core::io::is_local_location(location) {
+        true => per_partition,
+        false => per_partition.saturating_mul(2),
+    };
+    NonZeroUsize::new(per_partition).unwrap_or(NonZeroUsize::MIN)
+}
+
 /// Gives a batch of the read exactly the node's schema.
 fn conform(batch: RecordBatch, schema: &SchemaRef, drop_columns: bool) -> Result<RecordBatch> {
     let columns = if drop_columns {
@@ -602,4 +621,19 @@ fn conform(batch: RecordBatch, schema: &SchemaRef, drop_columns: bool) -> Result
     let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
     RecordBatch::try_new_with_options(schema.clone(), columns, &options)
         .map_err(DataFusionError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::files_in_flight;
+
+    #[test]
+    fn about_one_file_per_core_on_local_disk_two_on_object_stores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(files_in_flight("/wh/db.db/t", cores).get(), 1);
+        assert_eq!(files_in_flight("file:///wh/db.db/t", 1).get(), cores);
+        assert_eq!(files_in_flight("s3://b/wh/db.db/t", cores).get(), 2);
+        assert_eq!(files_in_flight("/wh/db.db/t", 0).get(), cores);
+        assert_eq!(files_in_flight("/wh/db.db/t", usize::MAX).get(), 1);
+    }
 }

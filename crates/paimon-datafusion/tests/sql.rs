@@ -161,6 +161,28 @@ async fn filters_of_every_kind_equal_read() {
     }
 }
 
+/// Strings come out as `Utf8View`, as DataFusion's own Parquet source gives them, from raw
+/// (append, deletion vectors) and merged reads, and compare as strings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strings_are_views() {
+    let ctx = ctx().await;
+    for table in [
+        "append_09",
+        "pk_table_scan_and_read_dv",
+        "pk_table_scan_and_read_mor",
+    ] {
+        let q = format!("SELECT DISTINCT arrow_typeof(f0) FROM paimon.{table}.{table}");
+        assert_eq!(sql(&ctx, &q).await.unwrap(), ["Utf8View"], "{q}");
+        let q = format!("SELECT * FROM paimon.{table}.{table} WHERE f0 >= 'B'");
+        let got = sql(&ctx, &q).await.unwrap();
+        let want = core("parquet", table, Some("f0 >= 'B'"), None)
+            .await
+            .unwrap();
+        assert!(!want.is_empty(), "{q}");
+        assert_eq!(got, want, "{q}");
+    }
+}
+
 async fn explain(ctx: &SessionContext, q: &str) -> String {
     let batches = ctx
         .sql(&format!("EXPLAIN {q}"))

@@ -12,3 +12,4 @@ mod local;
 mod storage;
 
 pub use file_io::{join, FileIO, FileStatus, ListedFile, ReadStats};
+pub use storage::is_local_location;

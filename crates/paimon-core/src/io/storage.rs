@@ -19,6 +19,12 @@ pub(crate) struct Location {
     pub path: Path,
 }
 
+/// Whether `location` is on local disk (an absolute path or a `file:` URI). A location that
+/// does not parse is not.
+pub fn is_local_location(location: &str) -> bool {
+    parse_location(location).is_ok_and(|l| l.scheme == "file")
+}
+
 /// Parses a location string; local paths must be absolute.
 pub(crate) fn parse_location(location: &str) -> Result<Location> {
     let invalid = |why: &str| {
@@ -162,5 +168,15 @@ mod tests {
         assert_eq!(l.store_key, "s3://bucket");
         assert_eq!(l.path.as_ref(), "wh/db.db/t");
         assert!(build_store(&parse_location("foo://x/y").unwrap(), &HashMap::new()).is_err());
+    }
+
+    #[test]
+    fn local_locations_are_told_apart() {
+        for s in ["/tmp/a", "file:/tmp/a", "file:///tmp/a"] {
+            assert!(is_local_location(s), "{s}");
+        }
+        for s in ["s3://bucket/wh", "memory:///wh", "relative/path", ""] {
+            assert!(!is_local_location(s), "{s}");
+        }
     }
 }
