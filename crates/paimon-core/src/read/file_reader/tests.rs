@@ -136,21 +136,24 @@ async fn read_table(rel: &str, views: bool) -> Vec<String> {
     rows
 }
 
+/// The append tables whose every data file is read with its own schema.
+const APPEND_FIXTURES: [&str; 11] = [
+    "parquet/append_09",
+    "parquet/append_10",
+    "parquet/append_with_empty_partition",
+    "parquet/append_with_empty_partition_with_empty_value",
+    "parquet/append_with_empty_partition_with_specific_name",
+    "parquet/append_complex_build_in_fieldid",
+    "parquet/append_with_cast_timestamp",
+    "parquet/parquet_append_table",
+    "orc/append_09",
+    "avro/append_with_multiple_ts_precision_and_timezone",
+    "append_table_with_multiple_file_format",
+];
+
 #[tokio::test]
 async fn every_append_fixture_file_reads() {
-    for t in [
-        "parquet/append_09",
-        "parquet/append_10",
-        "parquet/append_with_empty_partition",
-        "parquet/append_with_empty_partition_with_empty_value",
-        "parquet/append_with_empty_partition_with_specific_name",
-        "parquet/append_complex_build_in_fieldid",
-        "parquet/append_with_cast_timestamp",
-        "parquet/parquet_append_table",
-        "orc/append_09",
-        "avro/append_with_multiple_ts_precision_and_timezone",
-        "append_table_with_multiple_file_format",
-    ] {
+    for t in APPEND_FIXTURES {
         read_table(t, false).await;
     }
 }
@@ -160,15 +163,7 @@ async fn every_append_fixture_file_reads() {
 #[tokio::test]
 async fn string_views_read_the_same_values_in_every_format() {
     let mut viewed = 0;
-    for t in [
-        "parquet/append_09",
-        "parquet/append_complex_build_in_fieldid",
-        "parquet/append_with_cast_timestamp",
-        "parquet/parquet_append_table",
-        "orc/append_09",
-        "avro/append_with_multiple_ts_precision_and_timezone",
-        "append_table_with_multiple_file_format",
-    ] {
+    for t in APPEND_FIXTURES {
         let schema = arrow_schema(&schemas(&table_dir(t)).pop().unwrap().fields).unwrap();
         viewed += usize::from(crate::arrow::with_string_views(&schema) != schema);
         assert_eq!(read_table(t, true).await, read_table(t, false).await, "{t}");
@@ -180,14 +175,10 @@ async fn string_views_read_the_same_values_in_every_format() {
 /// int → string (cast, then a view) and an unchanged string column.
 #[tokio::test]
 async fn string_views_through_schema_evolution() {
-    let dir = table_dir("parquet/append_table_with_alter_table");
-    let s0 = schemas(&dir).remove(0);
-    let latest = schemas(&dir).pop().unwrap();
-    let mut files = vec![];
-    data_files(&dir, &mut files);
-    let f = files
-        .iter()
-        .find(|f| schema_of_file(&dir, f).id == 0)
+    let (f, s0) = alter_file_of_schema(0);
+    let f = &f;
+    let latest = schemas(&table_dir("parquet/append_table_with_alter_table"))
+        .pop()
         .unwrap();
     let mut fields = latest.fields.clone();
     for f in fields.iter_mut() {
@@ -389,14 +380,8 @@ async fn schema_evolution_reads_old_files_with_latest_schema() {
 #[tokio::test]
 async fn retyped_columns_are_cast() {
     // int -> bigint / string / double on the alter-table files written with schema-0
-    let dir = table_dir("parquet/append_table_with_alter_table");
-    let s0 = schemas(&dir).remove(0);
-    let mut files = vec![];
-    data_files(&dir, &mut files);
-    let f = files
-        .iter()
-        .find(|f| schema_of_file(&dir, f).id == 0)
-        .unwrap();
+    let (f, s0) = alter_file_of_schema(0);
+    let f = &f;
     let mut read = s0.fields.clone();
     read[2].data_type = DataType::nullable(TypeKind::BigInt);
     read[3].data_type = DataType::nullable(TypeKind::VarChar(10));
@@ -442,12 +427,17 @@ async fn retyped_columns_are_cast() {
 }
 
 fn alter_file() -> (PathBuf, TableSchema) {
+    alter_file_of_schema(1)
+}
+
+/// A file of the alter-table fixture written with schema `id`, and that schema.
+fn alter_file_of_schema(id: i64) -> (PathBuf, TableSchema) {
     let dir = table_dir("parquet/append_table_with_alter_table");
     let mut files = vec![];
     data_files(&dir, &mut files);
     let f = files
         .into_iter()
-        .find(|f| schema_of_file(&dir, f).id == 1)
+        .find(|f| schema_of_file(&dir, f).id == id)
         .unwrap();
     let s = schema_of_file(&dir, &f);
     (f, s)
