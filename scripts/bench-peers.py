@@ -11,6 +11,12 @@ medians, ratios per row:
   sql     `count(*), sum(v)` and the point query: ours vs pypaimon-rust's SQLContext
   plain   pk_l5 as plain Parquet files in DataFusion-Python (the limit of a SQL engine)
 
+Before timing, the programs' own files (our binary; the peers' native libraries) are dropped
+from the page cache and read back in one sequential pass, as after a reboot: a file the
+linker or pip has just written stays cached in small pieces, and every process start then maps
+its code piece by piece (on the 2-core bench machine a fresh `paimon` binary started 3-5 ms
+slower per process until re-cached).
+
 Usage: python scripts/bench-peers.py PAIMON WAREHOUSE [--python PEERS_PY] [--rounds N]
        [--only point,sql,plain]
 PAIMON: a release `paimon` built with its default features (SQL); PEERS_PY: an interpreter
@@ -20,6 +26,7 @@ with pypaimon-rust==0.4.0 and datafusion==55.* (and pyarrow).
 import argparse
 import glob
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -64,6 +71,28 @@ print('%.5f %d' % (time.perf_counter() - t0, res.num_rows))
 """
 
 
+def recache(paths):
+    """Drops `paths` from the page cache and reads each back sequentially (Linux)."""
+    os.sync()
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            while os.read(fd, 1 << 20):
+                pass
+        finally:
+            os.close(fd)
+
+
+def peer_libraries(py):
+    """The native libraries of the peers' packages (pypaimon-rust, DataFusion, pyarrow)."""
+    out = subprocess.run(
+        [py, "-c", "import os, pypaimon_rust, datafusion, pyarrow\n"
+         "for m in (pypaimon_rust, datafusion, pyarrow): print(os.path.dirname(m.__file__))"],
+        capture_output=True, text=True, check=True).stdout.split()
+    return [f for d in out for f in glob.glob(os.path.join(d, "**", "*.so*"), recursive=True)]
+
+
 def timed(cmd):
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -92,6 +121,7 @@ def main():
     a = ap.parse_args()
     wh = os.path.abspath(a.warehouse)
     only = set(a.only.split(","))
+    recache([shutil.which(a.paimon) or a.paimon] + peer_libraries(a.python))
     if "point" in only:
         for t in ["pk_l0", "pk_l5"]:
             ours, theirs = [], []
