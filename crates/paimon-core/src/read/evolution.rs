@@ -119,6 +119,7 @@ impl ReadMapping {
     /// With `on`, top-level string and binary columns come out in the view layout
     /// ([`crate::arrow::view_type`]): a column decoded as a view is passed through, any other
     /// is converted after the usual adaptation.
+    #[must_use]
     pub fn with_string_views(mut self, on: bool) -> Self {
         if on {
             self.schema = crate::arrow::with_string_views(&self.schema);

@@ -296,6 +296,7 @@ impl TableRead {
     /// `Utf8` / `Binary` (off by default), as SQL engines read Parquet strings: files read
     /// without a merge decode Parquet strings straight into views, which refer to the page's
     /// bytes instead of copying them; merged rows are converted.
+    #[must_use]
     pub fn with_string_views(mut self, on: bool) -> Self {
         self.string_views = on;
         self
