@@ -72,7 +72,10 @@ print('%.5f %d' % (time.perf_counter() - t0, res.num_rows))
 
 
 def recache(paths):
-    """Drops `paths` from the page cache and reads each back sequentially (Linux)."""
+    """Drops `paths` from the page cache and reads each back sequentially (where the OS has
+    `posix_fadvise`, as Linux; elsewhere nothing is done)."""
+    if not hasattr(os, "posix_fadvise"):
+        return
     os.sync()
     for path in paths:
         fd = os.open(path, os.O_RDONLY)
@@ -85,10 +88,13 @@ def recache(paths):
 
 
 def peer_libraries(py):
-    """The native libraries of the peers' packages (pypaimon-rust, DataFusion, pyarrow)."""
+    """The native libraries of the peers' packages that are installed (pypaimon-rust,
+    DataFusion, pyarrow)."""
     out = subprocess.run(
-        [py, "-c", "import os, pypaimon_rust, datafusion, pyarrow\n"
-         "for m in (pypaimon_rust, datafusion, pyarrow): print(os.path.dirname(m.__file__))"],
+        [py, "-c", "import importlib, os\n"
+         "for name in ('pypaimon_rust', 'datafusion', 'pyarrow'):\n"
+         "    try: print(os.path.dirname(importlib.import_module(name).__file__))\n"
+         "    except ImportError: pass"],
         capture_output=True, text=True, check=True).stdout.split()
     return [f for d in out for f in glob.glob(os.path.join(d, "**", "*.so*"), recursive=True)]
 

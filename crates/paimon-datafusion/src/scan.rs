@@ -604,9 +604,10 @@ impl ExecutionPlan for PaimonScanExec {
 fn files_in_flight(location: &str, partitions: usize) -> NonZeroUsize {
     let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     let per_partition = cores.div_ceil(partitions.max(1));
-    let per_partition = match paimon_core::io::is_local_location(location) {
-        true => per_partition,
-        false => per_partition.saturating_mul(2),
+    let per_partition = if paimon_core::io::is_local_location(location) {
+        per_partition
+    } else {
+        per_partition.saturating_mul(2)
     };
     NonZeroUsize::new(per_partition).unwrap_or(NonZeroUsize::MIN)
 }

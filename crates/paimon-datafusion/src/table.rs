@@ -74,7 +74,7 @@ impl PaimonTableProvider {
 /// views (`Utf8View`, `BinaryView`), as DataFusion's own Parquet source reads them; the scans
 /// decode them so ([`paimon_core::TableRead::with_string_views`]).
 pub(crate) fn provider_schema(fields: &[DataField]) -> paimon_core::Result<SchemaRef> {
-    Ok(paimon_core::arrow::with_string_views(
+    Ok(paimon_core::arrow::view_schema(
         &paimon_core::arrow::arrow_schema(fields)?,
     ))
 }

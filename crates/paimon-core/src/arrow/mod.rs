@@ -6,9 +6,7 @@
 
 pub mod schema;
 
-pub use schema::{
-    arrow_field, arrow_schema, arrow_type, view_type, with_string_views, FIELD_ID_KEY,
-};
+pub use schema::{arrow_field, arrow_schema, arrow_type, view_schema, view_type, FIELD_ID_KEY};
 
 /// A stream of record batches (decoded files, sorted runs, merged output).
 pub type RecordBatchStream =

@@ -151,7 +151,7 @@ pub fn view_type(t: &ArrowType) -> ArrowType {
 
 /// `schema` with its top-level string and binary fields in the view layout ([`view_type`]);
 /// nested fields keep the canonical mapping.
-pub fn with_string_views(schema: &SchemaRef) -> SchemaRef {
+pub fn view_schema(schema: &SchemaRef) -> SchemaRef {
     if !schema
         .fields()
         .iter()

@@ -122,7 +122,7 @@ impl ReadMapping {
     #[must_use]
     pub fn with_string_views(mut self, on: bool) -> Self {
         if on {
-            self.schema = crate::arrow::with_string_views(&self.schema);
+            self.schema = crate::arrow::view_schema(&self.schema);
         }
         self.views = on;
         self
@@ -203,6 +203,23 @@ pub(crate) fn as_view(array: ArrayRef) -> Result<ArrayRef> {
         return Ok(array);
     }
     Ok(arrow_cast::cast(&array, &view)?)
+}
+
+/// `batch` with its top-level string and binary columns in the view layout (fields and
+/// columns alike); unchanged when it has none.
+pub(crate) fn batch_as_views(batch: RecordBatch) -> Result<RecordBatch> {
+    let schema = batch.schema();
+    let views = crate::arrow::view_schema(&schema);
+    if Arc::ptr_eq(&views, &schema) {
+        return Ok(batch);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|c| as_view(c.clone()))
+        .collect::<Result<Vec<_>>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(views, columns, &options)?)
 }
 
 /// A field made nullable when `array` holds nulls but the field forbids them.

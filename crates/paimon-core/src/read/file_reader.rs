@@ -155,6 +155,7 @@ pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<Recor
             s.late_materialization = false;
         }
     }
+    let views = read.string_views;
     let opened = match read.format {
         FileFormat::Parquet => super::parquet::read_parquet(io, read).await?,
         FileFormat::Orc => super::orc::read_orc(io, read).await?,
@@ -166,7 +167,15 @@ pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<Recor
     let mut positions = RowPositions::new(opened.positions);
     Ok(opened
         .batches
-        .map(move |b| b.and_then(|b| filler.fill(b, &mut positions)))
+        .map(move |b| {
+            let filled = b.and_then(|b| filler.fill(b, &mut positions))?;
+            // The file path column is a string too.
+            if views {
+                super::evolution::batch_as_views(filled)
+            } else {
+                Ok(filled)
+            }
+        })
         .boxed())
 }
 

@@ -383,9 +383,10 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             return Ok(OpenedFile { batches, positions });
         }
     }
-    let meta = match read.string_views {
-        true => view_metadata(&meta, &roots).unwrap_or(meta),
-        false => meta,
+    let meta = if read.string_views {
+        view_metadata(&meta, &roots).unwrap_or(meta)
+    } else {
+        meta
     };
     let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(reader, meta)
         .with_projection(mask)

@@ -293,9 +293,10 @@ impl TableRead {
     }
 
     /// Outputs top-level STRING and BYTES columns as `Utf8View` / `BinaryView` instead of
-    /// `Utf8` / `Binary` (off by default), as SQL engines read Parquet strings: files read
-    /// without a merge decode Parquet strings straight into views, which refer to the page's
-    /// bytes instead of copying them; merged rows are converted.
+    /// `Utf8` / `Binary` (off by default), as SQL engines read Parquet strings: scans of
+    /// Parquet files read without a merge decode them straight into views, which refer to the
+    /// page's bytes instead of copying them; everything else (merged rows, point reads, ORC,
+    /// Avro, evolved columns, metadata columns) is converted after decoding.
     #[must_use]
     pub fn with_string_views(mut self, on: bool) -> Self {
         self.string_views = on;
@@ -305,9 +306,10 @@ impl TableRead {
     /// The schema of the batches this read produces.
     pub fn schema(&self) -> Result<SchemaRef> {
         let schema = arrow_schema(&self.output)?;
-        Ok(match self.string_views {
-            true => crate::arrow::with_string_views(&schema),
-            false => schema,
+        Ok(if self.string_views {
+            crate::arrow::view_schema(&schema)
+        } else {
+            schema
         })
     }
 
@@ -328,6 +330,7 @@ impl TableRead {
             None
         };
         let out_schema = self.schema()?;
+        let views = self.string_views;
         let this = Arc::new(self.clone());
         let mut units: Vec<Unit> = Vec::new();
         for s in splits {
@@ -377,10 +380,13 @@ impl TableRead {
                     .unwrap_or_default()
                     .iter()
                     .zip(out_schema.fields())
-                    .map(|(c, f)| match c.data_type() == f.data_type() {
-                        true => Ok(c.clone()),
-                        // A merged (or metadata) string column where views are wanted.
-                        false => as_view(c.clone()),
+                    .map(|(c, f)| {
+                        if views && c.data_type() != f.data_type() {
+                            // A merged string column where views are wanted.
+                            as_view(c.clone())
+                        } else {
+                            Ok(c.clone())
+                        }
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok(RecordBatch::try_new(out_schema, cols)?)

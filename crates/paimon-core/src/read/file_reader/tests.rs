@@ -124,7 +124,7 @@ async fn read_table(rel: &str, views: bool) -> Vec<String> {
         let batches = collect(read).await.unwrap();
         let mut want = arrow_schema(&s.fields).unwrap();
         if views {
-            want = crate::arrow::with_string_views(&want);
+            want = crate::arrow::view_schema(&want);
         }
         for b in &batches {
             assert_eq!(b.schema(), want, "{}", f.display());
@@ -165,7 +165,7 @@ async fn string_views_read_the_same_values_in_every_format() {
     let mut viewed = 0;
     for t in APPEND_FIXTURES {
         let schema = arrow_schema(&schemas(&table_dir(t)).pop().unwrap().fields).unwrap();
-        viewed += usize::from(crate::arrow::with_string_views(&schema) != schema);
+        viewed += usize::from(crate::arrow::view_schema(&schema) != schema);
         assert_eq!(read_table(t, true).await, read_table(t, false).await, "{t}");
     }
     assert!(viewed >= 5, "only {viewed} tables have a string column");
@@ -195,7 +195,7 @@ async fn string_views_through_schema_evolution() {
     let mut read = request(f, s0.fields.clone(), fields.clone());
     read.string_views = true;
     let views = collect(read).await.unwrap();
-    let want = crate::arrow::with_string_views(&arrow_schema(&fields).unwrap());
+    let want = crate::arrow::view_schema(&arrow_schema(&fields).unwrap());
     assert!(want
         .fields()
         .iter()
@@ -571,6 +571,37 @@ async fn row_group_filter_with_ranges_and_deletions_keeps_global_positions() {
     assert_eq!(got, want);
 }
 
+/// With string views the file path (a metadata column) is a view too.
+#[tokio::test]
+async fn metadata_file_path_is_a_view_with_string_views() {
+    use crate::spec::special_fields::{file_path_field, row_index_field};
+    let tmp = tempfile::tempdir().unwrap();
+    let f = multi_group_file(tmp.path());
+    let v = DataField::new(0, "v", DataType::not_null(TypeKind::BigInt));
+    let read_fields = vec![file_path_field(), v.clone(), row_index_field()];
+    let mut r = request(&f, vec![v], read_fields.clone());
+    r.string_views = true;
+    let location = r.location.clone();
+    let batches = collect(r).await.unwrap();
+    let schema = crate::arrow::view_schema(&arrow_schema(&read_fields).unwrap());
+    assert_eq!(
+        schema.field(0).data_type(),
+        &arrow_schema::DataType::Utf8View
+    );
+    let mut rows = 0;
+    for b in &batches {
+        assert_eq!(b.schema(), schema);
+        assert!(b
+            .column(0)
+            .as_string_view()
+            .iter()
+            .all(|p| p == Some(location.as_str())));
+        rows += b.num_rows();
+    }
+    assert!(rows > 0);
+}
+
+#[tokio::test]
 #[tokio::test]
 async fn row_index_is_the_physical_position_after_pruning_ranges_and_deletions() {
     use crate::spec::special_fields::{file_path_field, row_index_field};
