@@ -602,7 +602,6 @@ async fn metadata_file_path_is_a_view_with_string_views() {
 }
 
 #[tokio::test]
-#[tokio::test]
 async fn row_index_is_the_physical_position_after_pruning_ranges_and_deletions() {
     use crate::spec::special_fields::{file_path_field, row_index_field};
     let tmp = tempfile::tempdir().unwrap();
