@@ -7,7 +7,8 @@ use paimon_core::{
     Table, TableScanBuilder,
 };
 
-/// Which table: a directory, or a warehouse and `db.table`.
+// Which table: a directory, or a warehouse and `db.table`. (not a doc comment: see `defer` in
+// main.rs)
 #[derive(Debug, clap::Args)]
 pub struct TableArgs {
     /// Table directory or URL; or the warehouse when IDENTIFIER is given.
@@ -46,7 +47,8 @@ impl TableArgs {
     }
 }
 
-/// What to scan: predicate, snapshot and bucket.
+// What to scan: predicate, snapshot and bucket. (not a doc comment: see `defer` in
+// main.rs)
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
     /// SQL predicate, e.g. `dt = '2024-01-01' AND id IN (1, 2)`.

@@ -94,6 +94,28 @@ fn errors_have_exit_codes() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// Subcommands' arguments are defined late (`defer`): each subcommand's help still opens with
+/// its own line from the top-level list, and its arguments are all there.
+#[test]
+fn subcommand_help_keeps_its_summary_and_arguments() {
+    let top = stdout(&paimon(&["--help"]));
+    for (cmd, summary, arg) in [
+        ("read", "Read rows", "--where"),
+        ("scan", "Plan a scan and print its splits", "--snapshot"),
+        ("expire", "Expire old snapshots", "--older-than"),
+        ("schema", "Print a table's latest schema", "<TABLE>"),
+    ] {
+        assert!(top.contains(summary), "{top}");
+        let help = stdout(&paimon(&[cmd, "--help"]));
+        assert!(help.starts_with(summary), "{cmd}: {help}");
+        assert!(help.contains(arg), "{cmd}: {help}");
+    }
+    // A misspelt argument of a deferred subcommand is still a usage error.
+    let o = paimon(&["read", "t", "--wehre", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--where"));
+}
+
 #[test]
 fn sample_warehouse_main_job() {
     let wh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/warehouse");

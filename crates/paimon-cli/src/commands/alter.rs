@@ -12,7 +12,7 @@ use paimon_core::{Error, FileSystemCatalog, Identifier, Result, Table};
 
 use crate::args::parse_key_value;
 
-/// Arguments of `alter`.
+// Arguments of `alter`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Table directory or URL; or the warehouse when IDENTIFIER is given.

@@ -16,7 +16,7 @@ use super::bench_direct::{self, DirectFile, DirectSettings};
 
 use crate::args::TableArgs;
 
-/// Arguments of `bench`.
+// Arguments of `bench`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -23,7 +23,7 @@ use arrow::datatypes::{DataType, Field, Schema as ArrowSchema};
 use paimon_core::spec::type_text::parse_fields;
 use paimon_core::{Error, Result, Schema, Table};
 
-/// Arguments of `bench-many-commits`.
+// Arguments of `bench-many-commits`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Warehouse directory (created if missing); the table must not exist yet.

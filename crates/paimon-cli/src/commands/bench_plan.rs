@@ -13,7 +13,7 @@ use paimon_core::{parse_predicate, Error, Plan, Result, Table};
 
 use crate::args::TableArgs;
 
-/// Arguments of `bench-plan`.
+// Arguments of `bench-plan`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -37,7 +37,7 @@ pub enum Side {
     Direct,
 }
 
-/// Arguments of `bench-write`.
+// Arguments of `bench-write`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// An empty (or new) directory to write into.

@@ -9,7 +9,7 @@ use paimon_core::{Error, Result};
 
 use crate::args::TableArgs;
 
-/// Arguments of `compact`.
+// Arguments of `compact`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -8,7 +8,7 @@ use paimon_core::{FileSystemCatalog, Identifier, Result, Table};
 
 use crate::args::parse_key_value;
 
-/// Arguments of `create`.
+// Arguments of `create`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Table directory or URL to create; or the warehouse when IDENTIFIER is given.

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use paimon_core::{FileSystemCatalog, Result};
 
-/// Arguments of `create-database`.
+// Arguments of `create-database`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct CreateArgs {
     /// Warehouse directory or URL.
@@ -16,7 +16,7 @@ pub struct CreateArgs {
     pub if_not_exists: bool,
 }
 
-/// Arguments of `drop-database`.
+// Arguments of `drop-database`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct DropArgs {
     /// Warehouse directory or URL.

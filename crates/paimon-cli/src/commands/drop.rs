@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use paimon_core::{FileSystemCatalog, Identifier, Result};
 
-/// Arguments of `drop`.
+// Arguments of `drop`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Warehouse directory or URL.

@@ -5,7 +5,7 @@ use paimon_core::Result;
 
 use crate::args::TableArgs;
 
-/// Arguments of `expire`; unset limits come from the table's `snapshot.*` options.
+// Arguments of `expire`; unset limits come from the table's `snapshot.*` options. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

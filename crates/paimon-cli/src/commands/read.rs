@@ -11,7 +11,7 @@ use paimon_core::{Error, Plan, Result};
 use crate::args::{ScanArgs, TableArgs};
 use crate::output::{OutputFormat, RowWriter};
 
-/// Arguments of `read`.
+// Arguments of `read`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -6,7 +6,7 @@ use paimon_core::Result;
 
 use crate::args::TableArgs;
 
-/// Arguments of `remove-orphan-files`.
+// Arguments of `remove-orphan-files`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

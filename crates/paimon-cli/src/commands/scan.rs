@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::{ScanArgs, TableArgs};
 
-/// Arguments of `scan`.
+// Arguments of `scan`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -4,7 +4,7 @@ use paimon_core::Result;
 
 use crate::args::TableArgs;
 
-/// Arguments of `schema`.
+// Arguments of `schema`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -29,7 +29,7 @@ use paimon_datafusion::datafusion::sql::parser::{DFParser, Statement as DFStatem
 
 use crate::output::{OutputFormat, RowWriter};
 
-/// Arguments of `sql`.
+// Arguments of `sql`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Warehouse directory or URL.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use paimon_core::catalog::FileSystemCatalog;
 use paimon_core::Result;
 
-/// Arguments of `tables`.
+// Arguments of `tables`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Warehouse directory or URL.

@@ -36,7 +36,7 @@ pub enum InputFormat {
     Json,
 }
 
-/// Arguments of `write`.
+// Arguments of `write`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use paimon_core::{Error, Result};
 
-/// Arguments of `demo`.
+// Arguments of `demo`. (not a doc comment: see `defer` in main.rs)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory for the warehouse (default `./paimon-demo`); it must be new, empty or a
