@@ -73,7 +73,8 @@ impl Reuse {
         })
     }
 
-    /// Keeps `decoder` (reset for a new frame) and `buffer` (emptied) while there is room.
+    /// Keeps `decoder` (reset for a new frame) while there is room, and `buffer` (emptied)
+    /// while there is room or in place of a smaller one.
     fn give_back(pool: &Mutex<Reuse>, decoder: Option<Decoder<'static>>, mut buffer: Vec<u8>) {
         let Ok(mut r) = pool.lock() else {
             return;
@@ -83,9 +84,18 @@ impl Reuse {
                 r.decoders.push(d);
             }
         }
-        if KEEP_CAPACITY.contains(&buffer.capacity()) && r.buffers.len() < KEEP {
-            buffer.clear();
+        if !KEEP_CAPACITY.contains(&buffer.capacity()) {
+            return;
+        }
+        buffer.clear();
+        if r.buffers.len() < KEEP {
             r.buffers.push(buffer);
+            return;
+        }
+        // Full: a larger buffer takes the smallest one's place, so the pool follows the pages.
+        let smallest = (0..r.buffers.len()).min_by_key(|&i| r.buffers[i].capacity());
+        if let Some(i) = smallest.filter(|&i| r.buffers[i].capacity() < buffer.capacity()) {
+            r.buffers[i] = buffer;
         }
     }
 }
@@ -306,6 +316,26 @@ mod tests {
             Reuse::give_back(&pool, None, Vec::with_capacity(CAPACITY_STEP));
         }
         assert_eq!(pool.lock().unwrap().buffers.len(), KEEP);
+        // Full of small buffers: a larger one replaces the smallest; an equal one does not.
+        let big = Vec::<u8>::with_capacity(16 * CAPACITY_STEP);
+        let big_ptr = big.as_ptr();
+        Reuse::give_back(&pool, None, big);
+        Reuse::give_back(&pool, None, Vec::with_capacity(CAPACITY_STEP));
+        let caps = |pool: &Mutex<Reuse>| {
+            let mut c: Vec<usize> = pool
+                .lock()
+                .unwrap()
+                .buffers
+                .iter()
+                .map(|b| b.capacity())
+                .collect();
+            c.sort_unstable();
+            c
+        };
+        assert_eq!(caps(&pool).len(), KEEP);
+        assert_eq!(caps(&pool).last(), Some(&(16 * CAPACITY_STEP)));
+        let taken = Reuse::buffer(&pool, 10 * CAPACITY_STEP);
+        assert_eq!(taken.as_ptr(), big_ptr);
     }
 
     #[test]
