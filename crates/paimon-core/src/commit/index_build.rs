@@ -1,29 +1,22 @@
 //! Building primary-key BTree payloads (`pk-btree`) for a table's compacted files and
 //! committing them as the table's new index state: per (partition, bucket, level > 0) the
 //! files sorted by name form one source group (Java `PkSortedIndexFile`), their values of the
-//! indexed column are read with their physical row positions (group ordinal = rows of the
-//! earlier files + position), sorted by value (nulls last) and built into one payload
+//! indexed column, read back or as compaction wrote them, in group-ordinal order (rows of the
+//! earlier files + position in the file), are sorted by value (nulls last,
+//! [`crate::index::pk_values`]) and built into one payload
 //! ([`crate::index::pk_sorted::build`]) written to `<table>/index/`. The commit replaces every
 //! earlier payload of the column and keeps all other index files (deletion vectors).
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-};
 use arrow_array::{Array, ArrayRef};
-use arrow_schema::{DataType as ArrowType, TimeUnit};
 use bytes::Bytes;
 use futures::TryStreamExt;
 
 use super::table_commit::{CommitChanges, TableCommit};
 use crate::catalog::Table;
-use crate::index::btree::key::compare;
-use crate::index::btree::Key;
 use crate::index::pk_sorted::{build, PkSortedBuildInput};
+use crate::index::pk_values::PayloadValues;
 use crate::index::source_meta::SourceFile;
 use crate::io::join;
 use crate::scan::manifest_reader::ManifestReader;
@@ -31,7 +24,6 @@ use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
 use crate::spec::options::PkIndexFamily;
 use crate::spec::snapshot::CommitKind;
-use crate::spec::special_fields::ROW_INDEX_NAME;
 use crate::{Error, Result};
 
 /// What [`build_pk_btree_index`] did.
@@ -82,7 +74,7 @@ impl PayloadBuilder {
         let scan = table
             .scan()
             .with_option("global-index.enabled", "false")
-            .select([column, ROW_INDEX_NAME])?
+            .select([column])?
             .build()?;
         Ok(PayloadBuilder {
             table: table.clone(),
@@ -98,14 +90,21 @@ impl PayloadBuilder {
     }
 
     /// Builds and writes the payload of one source group: `files` (sorted by name by the
-    /// caller) of `level` of the bucket of `split`; returns its index entry.
+    /// caller) of `level` of the bucket of `split`; returns its index entry. `written`: the
+    /// indexed column of those files in the same order, when the caller has it (compaction,
+    /// [`written_group_column`]); else the files are read.
     pub(crate) async fn build(
         &self,
         split: &DataSplit,
         level: i32,
         files: &[DataFileMeta],
+        written: Option<ArrayRef>,
     ) -> Result<IndexManifestEntry> {
-        let values = group_values(&self.reader, split, files).await?;
+        let column = match written {
+            Some(c) => c,
+            None => group_column(&self.reader, split, files).await?,
+        };
+        let values = PayloadValues::sort(column)?;
         let file_name = format!("btree-global-index-{}.index", uuid::Uuid::new_v4());
         let input = PkSortedBuildInput {
             field: &self.field,
@@ -123,7 +122,7 @@ impl PayloadBuilder {
             file_name,
             external_path: None,
         };
-        let built = build(input, values)?;
+        let built = build(input, values.iter())?;
         let path = join(
             &join(self.table.location(), "index"),
             &built.entry.file_name,
@@ -157,7 +156,7 @@ pub async fn build_pk_btree_index(
     let (mut payloads, mut rows, mut bytes) = (Vec::new(), 0, 0);
     for ((_, _, level), (split, mut files)) in groups(&plan.splits) {
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        let entry = builder.build(&split, level, &files).await?;
+        let entry = builder.build(&split, level, &files, None).await?;
         rows += entry.row_count;
         bytes += entry.file_size;
         payloads.push(entry);
@@ -197,15 +196,14 @@ fn groups(splits: &[Split]) -> Groups {
     out
 }
 
-/// Every row of the group's files as (key, group ordinal), sorted by key, nulls last.
-async fn group_values(
+/// The indexed column of the group's files read back, in group-ordinal order (files as
+/// given, rows in file order); a file read short or long is an error.
+async fn group_column(
     reader: &crate::read::TableRead,
     split: &DataSplit,
     files: &[DataFileMeta],
-) -> Result<Vec<(Option<Key>, u64)>> {
-    let rows: i64 = files.iter().map(|f| f.row_count.max(0)).sum();
-    let mut values = Vec::with_capacity(usize::try_from(rows).unwrap_or(0).min(1 << 27));
-    let mut offset = 0u64;
+) -> Result<ArrayRef> {
+    let mut parts = Vec::new();
     for f in files {
         let one = DataSplit {
             files: vec![f.clone()],
@@ -215,92 +213,62 @@ async fn group_values(
             ..split.clone()
         };
         let mut stream = reader.read(vec![Split::Data(one)])?;
+        let mut rows = 0i64;
         while let Some(batch) = stream.try_next().await? {
-            let keys = keys_of(batch.column(0))?;
-            let positions = batch.column(1).as_primitive::<Int64Type>();
-            for (k, p) in keys.into_iter().zip(positions.values()) {
-                values.push((k, offset + *p as u64));
-            }
+            rows += batch.num_rows() as i64;
+            parts.push(batch.column(0).clone());
         }
-        offset += u64::try_from(f.row_count).unwrap_or(0);
+        if rows != f.row_count {
+            return Err(Error::data_invalid(format!(
+                "data file {} has {} rows but {rows} were read for its pk-btree payload",
+                f.file_name, f.row_count
+            )));
+        }
     }
-    // Unstable, with the row id as tie-break: the same order as a stable sort of rows pushed
-    // in row-id order, without its buffer.
-    values.sort_unstable_by(|a, b| {
-        match (&a.0, &b.0) {
-            (Some(x), Some(y)) => compare(x, y),
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Greater,
-            (Some(_), None) => Ordering::Less,
-        }
-        .then(a.1.cmp(&b.1))
-    });
-    Ok(values)
+    concat_parts(&parts)
 }
 
-/// The BTree keys of one Arrow column (as the reader produces it for the column's type).
-fn keys_of(array: &ArrayRef) -> Result<Vec<Option<Key>>> {
-    macro_rules! prim {
-        ($t:ty, $f:expr) => {
-            array
-                .as_primitive::<$t>()
-                .iter()
-                .map(|v| v.map($f))
-                .collect()
+/// One array of `parts` (at least one).
+fn concat_parts(parts: &[ArrayRef]) -> Result<ArrayRef> {
+    match parts {
+        [one] => Ok(one.clone()),
+        _ => {
+            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+            Ok(arrow_select::concat::concat(&refs)?)
+        }
+    }
+}
+
+/// The indexed column of a group from the values compaction wrote: `written` holds the rows
+/// of `in_write_order` (the files as written, one after another), `by_name` the same files
+/// sorted by name. `None` when the rows do not add up (the caller reads the files instead).
+pub(crate) fn written_group_column(
+    written: &[ArrayRef],
+    in_write_order: &[DataFileMeta],
+    by_name: &[DataFileMeta],
+) -> Result<Option<ArrayRef>> {
+    let total: usize = written.iter().map(|a| a.len()).sum();
+    let mut starts = std::collections::HashMap::with_capacity(in_write_order.len());
+    let mut offset = 0usize;
+    for f in in_write_order {
+        let Ok(rows) = usize::try_from(f.row_count) else {
+            return Ok(None);
         };
+        starts.insert(f.file_name.as_str(), (offset, rows));
+        offset += rows;
     }
-    Ok(match array.data_type() {
-        ArrowType::Int8 => prim!(Int8Type, Key::TinyInt),
-        ArrowType::Int16 => prim!(Int16Type, Key::SmallInt),
-        ArrowType::Int32 => prim!(Int32Type, Key::Int),
-        ArrowType::Date32 => prim!(Date32Type, Key::Int),
-        ArrowType::Int64 => prim!(Int64Type, Key::BigInt),
-        ArrowType::Float32 => prim!(Float32Type, Key::Float),
-        ArrowType::Float64 => prim!(Float64Type, Key::Double),
-        ArrowType::Decimal128(_, _) => prim!(Decimal128Type, Key::Decimal),
-        ArrowType::Boolean => array
-            .as_boolean()
-            .iter()
-            .map(|v| v.map(Key::Boolean))
-            .collect(),
-        ArrowType::Utf8 => array
-            .as_string::<i32>()
-            .iter()
-            .map(|v| v.map(|s| Key::String(s.as_bytes().to_vec())))
-            .collect(),
-        ArrowType::LargeUtf8 => array
-            .as_string::<i64>()
-            .iter()
-            .map(|v| v.map(|s| Key::String(s.as_bytes().to_vec())))
-            .collect(),
-        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
-            prim!(TimestampMillisecondType, |ms| timestamp(
-                i128::from(ms) * 1_000_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
-            prim!(TimestampMicrosecondType, |us| timestamp(
-                i128::from(us) * 1_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
-            prim!(TimestampNanosecondType, |ns| timestamp(i128::from(ns)))
-        }
-        other => {
-            return Err(Error::unsupported(format!(
-                "building a pk-btree payload over a column of Arrow type {other}"
-            )))
-        }
-    })
-}
-
-/// A timestamp key from epoch nanoseconds.
-fn timestamp(nanos: i128) -> Key {
-    let millis = nanos.div_euclid(1_000_000);
-    Key::Timestamp {
-        millis: millis as i64,
-        nanos_of_milli: nanos.rem_euclid(1_000_000) as i32,
+    if written.is_empty() || offset != total || by_name.len() != in_write_order.len() {
+        return Ok(None);
     }
+    let all = concat_parts(written)?;
+    let mut parts = Vec::with_capacity(by_name.len());
+    for f in by_name {
+        let Some(&(start, rows)) = starts.get(f.file_name.as_str()) else {
+            return Ok(None);
+        };
+        parts.push(all.slice(start, rows));
+    }
+    concat_parts(&parts).map(Some)
 }
 
 /// The index entries of the snapshot (the index state the build starts from).
@@ -315,4 +283,63 @@ pub(crate) async fn previous_index(
     ManifestReader::new(table.file_io().clone(), table.location())
         .index_manifest(&name)
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use arrow_array::Int64Array;
+
+    use super::*;
+    use crate::commit::test_support::file;
+
+    fn values(column: &ArrayRef) -> Vec<i64> {
+        column.as_primitive::<Int64Type>().values().to_vec()
+    }
+
+    #[test]
+    fn written_values_follow_the_files_by_name() {
+        // Written in order -2, -10, -1 (by name: -1, -10, -2), the values split across the
+        // written batches differently from the files.
+        let in_write_order = vec![
+            file("d-2", 2, 5, 0, 0),
+            file("d-10", 3, 5, 0, 0),
+            file("d-1", 1, 5, 0, 0),
+        ];
+        let mut by_name = in_write_order.clone();
+        by_name.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        let written: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(vec![20, 21, 100])),
+            Arc::new(Int64Array::from(vec![101, 102, 10])),
+        ];
+        let column = written_group_column(&written, &in_write_order, &by_name)
+            .unwrap()
+            .unwrap();
+        assert_eq!(values(&column), vec![10, 100, 101, 102, 20, 21]);
+        // One file: the written values as they are.
+        let one = vec![file("d-0", 6, 5, 0, 0)];
+        let column = written_group_column(&written, &one, &one).unwrap().unwrap();
+        assert_eq!(values(&column), vec![20, 21, 100, 101, 102, 10]);
+    }
+
+    #[test]
+    fn written_values_that_do_not_add_up_are_not_used() {
+        let files = vec![file("d-0", 4, 5, 0, 0), file("d-1", 3, 5, 0, 0)];
+        let written: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]))];
+        assert!(written_group_column(&written, &files, &files)
+            .unwrap()
+            .is_none());
+        assert!(written_group_column(&[], &files, &files).unwrap().is_none());
+        let other = vec![file("d-0", 4, 5, 0, 0), file("d-9", 3, 5, 0, 0)];
+        let seven: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![0; 7]))];
+        assert!(written_group_column(&seven, &files, &other)
+            .unwrap()
+            .is_none());
+        assert!(written_group_column(&seven, &files, &files[..1])
+            .unwrap()
+            .is_none());
+    }
 }

@@ -8,11 +8,14 @@
 //!   the new top level is indexed again with the global-index builder
 //!   ([`crate::commit::PayloadBuilder`]: its files sorted by name, `_SOURCE_META` naming them).
 
+use arrow_array::{ArrayRef, RecordBatch};
+
 use crate::catalog::Table;
-use crate::commit::{previous_index, CommitMessage, PayloadBuilder};
+use crate::commit::{previous_index, written_group_column, CommitMessage, PayloadBuilder};
 use crate::index::source_meta::SourceMeta;
 use crate::scan::DataSplit;
-use crate::spec::manifest::IndexManifestEntry;
+use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
+use crate::spec::types::DataField;
 use crate::Result;
 
 use crate::commit::index_merge::DELETION_VECTORS;
@@ -21,6 +24,41 @@ use crate::commit::index_merge::DELETION_VECTORS;
 pub(super) struct IndexChanges {
     previous: Vec<IndexManifestEntry>,
     builders: Vec<PayloadBuilder>,
+}
+
+/// The indexed columns' values as a compaction writes one bucket's output, in write order,
+/// so that the output's payloads are built without reading the files back (the payload is
+/// the same: [`written_group_column`] puts the rows in the group's file-name order).
+#[derive(Debug, Default)]
+pub(super) struct WrittenValues {
+    /// Per `pk-btree` column: its field id, its position among the table columns of the
+    /// written batches, and the values recorded so far.
+    columns: Vec<(i32, usize, Vec<ArrayRef>)>,
+}
+
+impl WrittenValues {
+    /// Records the indexed columns of `batch` (table columns first), about to be written.
+    pub(super) fn record(&mut self, batch: &RecordBatch) {
+        for (_, position, parts) in &mut self.columns {
+            if let Some(c) = batch.columns().get(*position) {
+                parts.push(c.clone());
+            }
+        }
+    }
+
+    /// The group column of field `id` over `by_name` (the written files, `in_write_order`
+    /// sorted by name); `None` when not recorded or not adding up.
+    fn column(
+        &self,
+        id: i32,
+        in_write_order: &[DataFileMeta],
+        by_name: &[DataFileMeta],
+    ) -> Result<Option<ArrayRef>> {
+        match self.columns.iter().find(|c| c.0 == id) {
+            Some((_, _, parts)) => written_group_column(parts, in_write_order, by_name),
+            None => Ok(None),
+        }
+    }
 }
 
 impl IndexChanges {
@@ -39,12 +77,49 @@ impl IndexChanges {
         Ok(IndexChanges { previous, builders })
     }
 
-    /// Adds the index changes of the fully compacted bucket of `m` (new files at `level`).
+    /// A recorder of the values of every `pk-btree` column, the written batches' table
+    /// columns being `fields`.
+    pub(super) fn recorder(&self, fields: &[DataField]) -> WrittenValues {
+        let columns = self
+            .builders
+            .iter()
+            .filter_map(|b| {
+                let id = b.field().id;
+                let position = fields.iter().position(|f| f.id == id)?;
+                Some((id, position, Vec::new()))
+            })
+            .collect();
+        WrittenValues { columns }
+    }
+
+    /// Builds the payloads of `files` (sorted by name) at `level`; `written`: the values the
+    /// compaction recorded while writing exactly the files of `in_write_order`.
+    async fn build_payloads(
+        &self,
+        m: &mut CommitMessage,
+        split: &DataSplit,
+        (level, files): (i32, &[DataFileMeta]),
+        written: Option<(&WrittenValues, &[DataFileMeta])>,
+    ) -> Result<()> {
+        for b in &self.builders {
+            let column = match written {
+                Some((w, in_write_order)) => w.column(b.field().id, in_write_order, files)?,
+                None => None,
+            };
+            m.new_index_files
+                .push(b.build(split, level, files, column).await?);
+        }
+        Ok(())
+    }
+
+    /// Adds the index changes of the fully compacted bucket of `m` (new files at `level`;
+    /// `written`: their values as recorded while writing them).
     pub(super) async fn apply(
         &self,
         m: &mut CommitMessage,
         split: &DataSplit,
         level: i32,
+        written: &WrittenValues,
     ) -> Result<()> {
         let indexed = |e: &IndexManifestEntry| {
             e.global_index.as_ref().is_some_and(|g| {
@@ -64,12 +139,11 @@ impl IndexChanges {
         if m.compact_after.is_empty() {
             return Ok(());
         }
-        let mut files = m.compact_after.clone();
+        let in_write_order = m.compact_after.clone();
+        let mut files = in_write_order.clone();
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        for b in &self.builders {
-            m.new_index_files.push(b.build(split, level, &files).await?);
-        }
-        Ok(())
+        self.build_payloads(m, split, (level, &files), Some((written, &in_write_order)))
+            .await
     }
 
     /// Adds the deletion-vector changes of an append compaction of the bucket of `m` (Java
@@ -114,27 +188,31 @@ impl IndexChanges {
     /// replaces the bucket's file, Java `BucketedCombiner`); the payloads of the changed
     /// levels retired and `level` indexed again. Payloads of other levels stay: their files
     /// are unchanged (new deletion vectors on them are allowed by the read path's checks).
+    /// `written`: the values recorded while writing the message's output files.
     pub(super) async fn apply_lookup(
         &self,
         m: &mut CommitMessage,
         split: &DataSplit,
-        level: i32,
-        changed: &std::collections::BTreeSet<i32>,
+        (level, changed): (i32, &std::collections::BTreeSet<i32>),
         dv: Option<IndexManifestEntry>,
+        written: Option<&WrittenValues>,
     ) -> Result<()> {
         m.new_index_files.extend(dv);
-        self.retire_and_rebuild(m, split, level, changed).await
+        self.retire_and_rebuild(m, split, (level, changed), written)
+            .await
     }
 
     /// Retires the payloads of the `changed` levels and indexes `level` again from the
     /// message's compaction outputs written by compaction (Java indexes only
     /// `_FILE_SOURCE = COMPACT` files above level 0; upgraded level-0 files stay unindexed).
+    /// `written`: the values recorded while writing the message's output files, used when
+    /// those are exactly the files indexed.
     pub(super) async fn retire_and_rebuild(
         &self,
         m: &mut CommitMessage,
         split: &DataSplit,
-        level: i32,
-        changed: &std::collections::BTreeSet<i32>,
+        (level, changed): (i32, &std::collections::BTreeSet<i32>),
+        written: Option<&WrittenValues>,
     ) -> Result<()> {
         for e in &self.previous {
             if e.partition != m.partition || e.bucket != m.bucket {
@@ -158,19 +236,21 @@ impl IndexChanges {
                 m.deleted_index_files.push(e.clone());
             }
         }
-        let mut files: Vec<_> = m
+        let in_write_order: Vec<_> = m
             .compact_after
             .iter()
             .filter(|f| f.level == level && f.file_source == Some(super::FILE_SOURCE_COMPACT))
             .cloned()
             .collect();
-        if files.is_empty() {
+        if in_write_order.is_empty() {
             return Ok(());
         }
+        // The recorded values belong to the output only when every output file is indexed.
+        let written = written.filter(|_| in_write_order.len() == m.compact_after.len());
+        let mut files = in_write_order.clone();
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        for b in &self.builders {
-            m.new_index_files.push(b.build(split, level, &files).await?);
-        }
-        Ok(())
+        let written = written.map(|w| (w, in_write_order.as_slice()));
+        self.build_payloads(m, split, (level, &files), written)
+            .await
     }
 }

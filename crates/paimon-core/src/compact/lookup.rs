@@ -28,6 +28,7 @@
 //!   its own kind (new ones per `deletion-vectors.bitmap64`), written as one new index file
 //!   when anything changed (`writeSingleFile`; [`super::vectors`]).
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -35,8 +36,11 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_row::{RowConverter, SortField};
+use arrow_schema::DataType as ArrowType;
 use futures::StreamExt;
 
+use super::index::WrittenValues;
+use super::key_list::{packed_width, KeyCollector, KeyList};
 use super::pk::kv_file_batch;
 use super::rewrite::{task_steps, Step};
 use super::universal::{level_sorted_runs, Picker};
@@ -106,6 +110,7 @@ pub(super) async fn compact_bucket(
     kv: &Arc<KvLayout>,
     split: &DataSplit,
     picker: &mut Picker,
+    written: &mut WrittenValues,
 ) -> Result<Option<LookupOutcome>> {
     let dv = table.options().deletion_vectors_enabled;
     let first_row = table.options().merge_engine == MergeEngine::FirstRow;
@@ -125,11 +130,12 @@ pub(super) async fn compact_bucket(
     // With nothing above the inputs there is nothing to look up or shadow: every input key is
     // rewritten, so no key sets are built (the first compaction of a bucket).
     if pick.remaining.is_empty() {
-        let after = rewrite(table, (spec, kv), split, (&pick, None), &keys, None).await?;
+        let output = (spec, kv, &mut *written);
+        let after = rewrite(table, output, split, (&pick, None), &keys, None).await?;
         return outcome(table, split, pick, after, Vec::new()).await;
     }
-    let mut input_keys = KeyBytes::default();
-    let mut level1_keys = KeyBytes::default();
+    let mut input_keys = keys.collector();
+    let mut level1_keys = keys.collector();
     for &i in &pick.inputs {
         let level1 = split.files.get(i).is_some_and(|f| f.level >= 1);
         let mut rows = keyed_rows(table, split, i, &key_fields)?;
@@ -137,29 +143,30 @@ pub(super) async fn compact_bucket(
             let batch = batch?;
             for row in keys.rows(&batch)?.iter() {
                 if level1 {
-                    level1_keys.insert(row.as_ref().to_vec());
+                    level1_keys.push(row.as_ref())?;
                 }
-                input_keys.insert(row.as_ref().to_vec());
+                input_keys.push(row.as_ref())?;
             }
         }
     }
+    let (input_keys, level1_keys) = (input_keys.finish(), level1_keys.finish());
     // Lookup: first visible record of each key, lowest remaining level first.
-    let pending: KeyBytes = match dv || first_row {
-        true => input_keys.difference(&level1_keys).cloned().collect(),
+    let pending = match dv || first_row {
+        true => input_keys.difference(&level1_keys),
         // Without deletion vectors the shadowed records stay; lookup-mode reads skip them.
-        false => KeyBytes::default(),
+        false => KeyList::empty(keys.packed),
     };
     let (marks, shadowed) = lookup(table, split, &pick, (&key_fields, &keys), pending).await?;
     // First-row (Java `FirstRowMergeFunctionWrapper`): a level-0 key already present above
     // the output level is dropped; the others keep their first record, merged over the
     // inputs only.
     let (rewritten, high) = match first_row {
-        true => (input_keys.difference(&shadowed).cloned().collect(), None),
+        true => (input_keys.difference(&shadowed), None),
         false => (input_keys, Some(marks.as_slice())),
     };
     let after = rewrite(
         table,
-        (spec, kv),
+        (spec, kv, written),
         split,
         (&pick, high),
         &keys,
@@ -181,12 +188,10 @@ async fn lookup(
     split: &DataSplit,
     pick: &Pick,
     (key_fields, keys): (&[DataField], &KeySet),
-    pending: KeyBytes,
-) -> Result<(Vec<(String, u64)>, KeyBytes)> {
-    let mut pending: Vec<Vec<u8>> = pending.into_iter().collect();
-    pending.sort_unstable();
+    mut pending: KeyList,
+) -> Result<(Vec<(String, u64)>, KeyList)> {
     let mut marks: Vec<(String, u64)> = Vec::new();
-    let mut shadowed = KeyBytes::default();
+    let mut shadowed = KeyList::empty(keys.packed);
     for indices in pick.remaining.values() {
         if pending.is_empty() {
             break;
@@ -198,15 +203,8 @@ async fn lookup(
             let rows = keyed_rows(table, split, i, key_fields)?;
             join_file(rows, keys, &name, &pending, &mut found, &mut marks).await?;
         }
-        let mut kept = Vec::with_capacity(pending.len());
-        for (key, hit) in pending.into_iter().zip(found) {
-            match hit {
-                true => {
-                    shadowed.insert(key);
-                }
-                false => kept.push(key),
-            }
-        }
+        let (hit, kept) = pending.partition(&found);
+        shadowed = shadowed.union(hit);
         pending = kept;
     }
     Ok((marks, shadowed))
@@ -218,7 +216,7 @@ async fn join_file(
     mut rows: futures::stream::BoxStream<'static, Result<RecordBatch>>,
     keys: &KeySet,
     name: &str,
-    pending: &[Vec<u8>],
+    pending: &KeyList,
     found: &mut [bool],
     marks: &mut Vec<(String, u64)>,
 ) -> Result<()> {
@@ -244,14 +242,15 @@ async fn join_file(
                     "data file {name} is not sorted by its primary key (row {pos})"
                 )));
             }
-            while pending.get(cursor).is_some_and(|k| k.as_slice() < row) {
+            let probe = pending.probe(row)?;
+            while pending.cmp_at(cursor, &probe) == Some(Ordering::Less) {
                 cursor += 1;
             }
-            let Some(key) = pending.get(cursor) else {
+            let Some(order) = pending.cmp_at(cursor, &probe) else {
                 // Past the last pending key: nothing more to find in this file.
                 return Ok(());
             };
-            if key.as_slice() == row {
+            if order == Ordering::Equal {
                 if let Some(f) = found.get_mut(cursor) {
                     *f = true;
                 }
@@ -336,7 +335,7 @@ async fn upgrade(
     if before.is_empty() {
         return Ok(None);
     }
-    let mut pending = KeyBytes::default();
+    let mut pending = key.1.collector();
     if !pick.remaining.is_empty() {
         for &i in &moved {
             if split.files.get(i).is_none_or(|f| f.level != 0) {
@@ -345,12 +344,12 @@ async fn upgrade(
             let mut rows = keyed_rows(table, split, i, key.0)?;
             while let Some(batch) = rows.next().await {
                 for row in key.1.rows(&batch?)?.iter() {
-                    pending.insert(row.as_ref().to_vec());
+                    pending.push(row.as_ref())?;
                 }
             }
         }
     }
-    let (marks, _) = lookup(table, split, &pick, key, pending).await?;
+    let (marks, _) = lookup(table, split, &pick, key, pending.finish()).await?;
     let dv_entry = update_vectors(table, split, &[], marks).await?;
     let after = before
         .iter()
@@ -378,11 +377,6 @@ async fn upgrade(
         dv_entry,
     }))
 }
-
-/// Key bytes (arrow-row encoded) of a bucket's records: one lookup per record read, so hashed
-/// with XxHash64 rather than SipHash.
-type KeyBytes =
-    std::collections::HashSet<Vec<u8>, std::hash::BuildHasherDefault<twox_hash::XxHash64>>;
 
 /// The compaction's result: the inputs retired, `after` written at the pick's level, the
 /// bucket's deletion vectors updated with `marks`.
@@ -417,6 +411,8 @@ async fn outcome(
 struct KeySet {
     converter: RowConverter,
     width: usize,
+    /// The row width when the keys' rows pack into a `u128` ([`KeyList`]).
+    packed: Option<usize>,
 }
 
 impl KeySet {
@@ -427,10 +423,36 @@ impl KeySet {
             .iter()
             .map(|f| SortField::new(f.data_type().clone()))
             .collect();
+        // `arrow_row` encodes a fixed-width value as a validity byte and its bytes.
+        let packed = packed_width(arrow.fields().iter().map(|f| match f.data_type() {
+            ArrowType::Boolean => Some(2),
+            t @ (ArrowType::Int8
+            | ArrowType::Int16
+            | ArrowType::Int32
+            | ArrowType::Int64
+            | ArrowType::UInt8
+            | ArrowType::UInt16
+            | ArrowType::UInt32
+            | ArrowType::UInt64
+            | ArrowType::Float32
+            | ArrowType::Float64
+            | ArrowType::Date32
+            | ArrowType::Date64
+            | ArrowType::Time32(_)
+            | ArrowType::Time64(_)
+            | ArrowType::Timestamp(_, _)) => t.primitive_width().map(|w| w + 1),
+            _ => None,
+        }));
         Ok(KeySet {
             converter: RowConverter::new(sort)?,
             width: key_fields.len(),
+            packed,
         })
+    }
+
+    /// An empty collector of these keys.
+    fn collector(&self) -> KeyCollector {
+        KeyCollector::new(self.packed)
     }
 
     /// The keys of `batch`, whose first columns are the key columns.
@@ -447,7 +469,7 @@ impl KeySet {
         &self,
         batch: &RecordBatch,
         positions: &[usize],
-        set: &KeyBytes,
+        set: &KeyList,
     ) -> Result<BooleanArray> {
         let cols: Vec<_> = positions
             .iter()
@@ -460,10 +482,9 @@ impl KeySet {
             })
             .collect::<Result<_>>()?;
         let rows = self.converter.convert_columns(&cols)?;
-        Ok(rows
-            .iter()
-            .map(|r| Some(set.contains(r.as_ref())))
-            .collect())
+        rows.iter()
+            .map(|r| set.contains(r.as_ref()).map(Some))
+            .collect()
     }
 }
 
@@ -497,7 +518,8 @@ fn keyed_rows(
 
 /// Merges the inputs' keys over the inputs and, with `high` (the lookup's marks), the
 /// remaining levels' records it found (lookup mode, deletion vectors applied) and writes them
-/// at the output level; `input_keys` `None`: every merged key.
+/// at the output level (their indexed values recorded in `written`); `input_keys` `None`:
+/// every merged key.
 ///
 /// Of the remaining levels only the marked rows are read: a lookup-mode merge takes, of a
 /// key's records above level 0, only the one on the lowest level, which for a key without an
@@ -505,11 +527,11 @@ fn keyed_rows(
 /// (a lower level than any remaining one). The other rows could only be masked out.
 async fn rewrite(
     table: &Table,
-    (spec, kv): (&Arc<FileSpec>, &Arc<KvLayout>),
+    (spec, kv, written): (&Arc<FileSpec>, &Arc<KvLayout>, &mut WrittenValues),
     split: &DataSplit,
     (pick, high): (&Pick, Option<&[(String, u64)]>),
     keys: &KeySet,
-    input_keys: Option<&KeyBytes>,
+    input_keys: Option<&KeyList>,
 ) -> Result<Vec<DataFileMeta>> {
     let mut chosen: Vec<(usize, Option<Vec<RowRange>>)> =
         pick.inputs.iter().map(|&i| (i, None)).collect();
@@ -567,6 +589,7 @@ async fn rewrite(
         if batch.num_rows() == 0 {
             continue;
         }
+        written.record(&batch);
         writer
             .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;
@@ -655,19 +678,14 @@ mod tests {
                 Ok(RecordBatch::try_new(schema.clone(), cols).unwrap())
             })
             .collect::<Vec<_>>();
-        let mut pending: Vec<Vec<u8>> = pending
-            .iter()
-            .map(|k| {
-                let col: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![*k]));
-                keys.converter
-                    .convert_columns(&[col])
-                    .unwrap()
-                    .row(0)
-                    .data()
-                    .to_vec()
-            })
-            .collect();
-        pending.sort_unstable();
+        let mut collector = keys.collector();
+        for k in pending {
+            let col: arrow_array::ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![*k]));
+            let rows = keys.converter.convert_columns(&[col]).unwrap();
+            collector.push(rows.row(0).data()).unwrap();
+        }
+        let pending = collector.finish();
+        assert!(matches!(pending, KeyList::Packed { width: 9, .. }));
         let mut found = vec![false; pending.len()];
         let mut marks = Vec::new();
         let stream = futures::stream::iter(stream).boxed();

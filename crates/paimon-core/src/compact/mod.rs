@@ -32,6 +32,7 @@
 
 mod append;
 mod index;
+mod key_list;
 mod lookup;
 pub(crate) mod on_write;
 mod parallel;
@@ -52,7 +53,7 @@ use crate::write::file_writer::FileSpec;
 use crate::write::kv_layout::KvLayout;
 use crate::Result;
 
-use index::IndexChanges;
+use index::{IndexChanges, WrittenValues};
 
 /// `_FILE_SOURCE` of files written by compaction (Java `FileSource.COMPACT`).
 pub const FILE_SOURCE_COMPACT: i8 = 1;
@@ -256,13 +257,20 @@ impl BucketCx {
             m.compact_after = after;
             m
         };
+        let mut written = match &self.index {
+            Some(index) => index.recorder(&source.schema().fields),
+            None => WrittenValues::default(),
+        };
         if let (true, Some(kv), Some(index)) = (lookup, &self.kv, &self.index) {
-            let out = lookup::compact_bucket(source, &self.spec, kv, &split, &mut picker).await?;
+            let out =
+                lookup::compact_bucket(source, &self.spec, kv, &split, &mut picker, &mut written)
+                    .await?;
             let Some(out) = out else { return Ok(None) };
             let line = BucketCompaction::of(&split, &out.before, &out.after);
             let mut m = message(out.before, out.after);
+            let levels = (out.level, &out.changed_levels);
             index
-                .apply_lookup(&mut m, &split, out.level, &out.changed_levels, out.dv_entry)
+                .apply_lookup(&mut m, &split, levels, out.dv_entry, Some(&written))
                 .await?;
             return Ok(Some((line, m)));
         }
@@ -281,13 +289,14 @@ impl BucketCx {
             changed.insert(job.output_level);
             let mut m = message(before, after);
             index
-                .apply_lookup(&mut m, &split, job.output_level, &changed, None)
+                .apply_lookup(&mut m, &split, (job.output_level, &changed), None, None)
                 .await?;
             return Ok(Some((line, m)));
         }
         let out = match &self.kv {
             Some(kv) => {
-                pk::compact_bucket(source, &self.spec, kv, &split, files, self.full).await?
+                let output = (&self.spec, kv, &mut written);
+                pk::compact_bucket(source, output, &split, files, self.full).await?
             }
             None => append::compact_bucket(source, &self.spec, &split, files, self.full).await?,
         };
@@ -297,7 +306,7 @@ impl BucketCx {
         let line = BucketCompaction::of(&split, &before, &after);
         let mut m = message(before, after);
         match (&self.index, &self.kv) {
-            (Some(index), Some(_)) => index.apply(&mut m, &split, max_level).await?,
+            (Some(index), Some(_)) => index.apply(&mut m, &split, max_level, &written).await?,
             (Some(index), None) => index.apply_append_dv(&mut m, &split, source).await?,
             (None, _) => {}
         }

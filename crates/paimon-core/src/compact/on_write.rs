@@ -166,13 +166,16 @@ async fn compact_bucket(
     m: &mut CommitMessage,
 ) -> Result<()> {
     if lookup_compaction(source.options()) {
-        let Some(out) = lookup::compact_bucket(source, spec, kv, split, picker).await? else {
+        let mut written = index.recorder(&source.schema().fields);
+        let out = lookup::compact_bucket(source, spec, kv, split, picker, &mut written).await?;
+        let Some(out) = out else {
             return Ok(());
         };
         m.compact_before = out.before;
         m.compact_after = out.after;
+        let levels = (out.level, &out.changed_levels);
         return index
-            .apply_lookup(m, split, out.level, &out.changed_levels, out.dv_entry)
+            .apply_lookup(m, split, levels, out.dv_entry, Some(&written))
             .await;
     }
     let Some(job) = rewrite::plan_job(source, split, picker) else {
@@ -185,6 +188,6 @@ async fn compact_bucket(
     m.compact_before = before;
     m.compact_after = after;
     index
-        .retire_and_rebuild(m, split, job.output_level, &changed)
+        .retire_and_rebuild(m, split, (job.output_level, &changed), None)
         .await
 }

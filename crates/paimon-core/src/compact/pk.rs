@@ -9,6 +9,7 @@ use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::RecordBatch;
 use futures::StreamExt;
 
+use super::index::WrittenValues;
 use super::{as_compacted, output_writer};
 use crate::catalog::Table;
 use crate::read::TableRead;
@@ -33,11 +34,11 @@ fn sorted_runs(files: &[DataFileMeta]) -> usize {
 
 /// Compacts `files` (every live file of the bucket of `split`, which holds them with their
 /// deletion files and is merged on read) into files at the top level;
-/// returns (before, after), or `None` when the bucket needs no compaction.
+/// returns (before, after), or `None` when the bucket needs no compaction. The indexed values
+/// of the written rows are recorded in `written`.
 pub(super) async fn compact_bucket(
     table: &Table,
-    spec: &Arc<FileSpec>,
-    kv: &Arc<KvLayout>,
+    (spec, kv, written): (&Arc<FileSpec>, &Arc<KvLayout>, &mut WrittenValues),
     split: &DataSplit,
     files: Vec<DataFileMeta>,
     full: bool,
@@ -74,6 +75,7 @@ pub(super) async fn compact_bucket(
         if batch.num_rows() == 0 {
             continue;
         }
+        written.record(&batch);
         writer
             .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;

@@ -11,6 +11,7 @@ pub mod file_index;
 pub mod hash_index;
 pub mod modified_utf8;
 pub mod pk_sorted;
+pub(crate) mod pk_values;
 pub(crate) mod roaring64;
 pub mod source_meta;
 pub mod sst;
