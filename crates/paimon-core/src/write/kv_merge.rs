@@ -231,8 +231,15 @@ impl BufferMerge {
         let Some(values) = widened.as_primitive_opt::<Int64Type>() else {
             return Ok(None);
         };
-        let mut pairs: Vec<(i64, u32)> = values.values().iter().copied().zip(0u32..).collect();
-        pairs.sort_unstable();
+        // Sign-flipped keys sort as unsigned; the radix sort is stable, so pairs in row order
+        // come out in (key, row) order.
+        let mut pairs: Vec<(u64, u32)> = values
+            .values()
+            .iter()
+            .map(|&k| (k as u64) ^ (1 << 63))
+            .zip(0u32..)
+            .collect();
+        super::radix::sort_by_key(&mut pairs);
         let starts = (0..pairs.len() as u32)
             .filter(|&i| {
                 i == 0

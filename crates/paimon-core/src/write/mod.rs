@@ -47,6 +47,7 @@ mod parquet_dictionary;
 mod parquet_int96;
 mod parquet_levels;
 mod postpone;
+mod radix;
 mod restore;
 pub(crate) mod route;
 mod row_kind;
