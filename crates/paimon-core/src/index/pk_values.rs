@@ -211,30 +211,14 @@ fn key_reader(column: &ArrayRef) -> Box<dyn Fn(usize) -> Option<Key> + '_> {
     }
 }
 
-/// The BTree keys of one Arrow column (as the reader produces it for the column's type).
-pub(crate) fn keys_of(array: &ArrayRef) -> Result<Vec<Option<Key>>> {
-    macro_rules! prim {
-        ($t:ty, $f:expr) => {
-            array
-                .as_primitive::<$t>()
-                .iter()
-                .map(|v| v.map($f))
-                .collect()
-        };
-    }
+/// The keys of a column [`packed`] does not take (decimals, strings); `Unsupported` for a
+/// type a payload cannot hold.
+fn keys_of(array: &ArrayRef) -> Result<Vec<Option<Key>>> {
     Ok(match array.data_type() {
-        ArrowType::Int8 => prim!(Int8Type, Key::TinyInt),
-        ArrowType::Int16 => prim!(Int16Type, Key::SmallInt),
-        ArrowType::Int32 => prim!(Int32Type, Key::Int),
-        ArrowType::Date32 => prim!(Date32Type, Key::Int),
-        ArrowType::Int64 => prim!(Int64Type, Key::BigInt),
-        ArrowType::Float32 => prim!(Float32Type, Key::Float),
-        ArrowType::Float64 => prim!(Float64Type, Key::Double),
-        ArrowType::Decimal128(_, _) => prim!(Decimal128Type, Key::Decimal),
-        ArrowType::Boolean => array
-            .as_boolean()
+        ArrowType::Decimal128(_, _) => array
+            .as_primitive::<Decimal128Type>()
             .iter()
-            .map(|v| v.map(Key::Boolean))
+            .map(|v| v.map(Key::Decimal))
             .collect(),
         ArrowType::Utf8 => array
             .as_string::<i32>()
@@ -246,19 +230,6 @@ pub(crate) fn keys_of(array: &ArrayRef) -> Result<Vec<Option<Key>>> {
             .iter()
             .map(|v| v.map(|s| Key::String(s.as_bytes().to_vec())))
             .collect(),
-        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
-            prim!(TimestampMillisecondType, |ms| timestamp(
-                i128::from(ms) * 1_000_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
-            prim!(TimestampMicrosecondType, |us| timestamp(
-                i128::from(us) * 1_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
-            prim!(TimestampNanosecondType, |ns| timestamp(i128::from(ns)))
-        }
         other => {
             return Err(Error::unsupported(format!(
                 "building a pk-btree payload over a column of Arrow type {other}"
@@ -288,11 +259,42 @@ mod tests {
 
     use super::*;
 
+    /// Every value of `column` as a key, converted one type at a time (the builder's conversion
+    /// before the packed sort, kept as the oracle).
+    fn oracle_keys(column: &ArrayRef) -> Vec<Option<Key>> {
+        let key_at = key_reader(column);
+        match column.data_type() {
+            ArrowType::Decimal128(_, _) | ArrowType::Utf8 | ArrowType::LargeUtf8 => {
+                keys_of(column).unwrap()
+            }
+            ArrowType::Timestamp(unit, _) => {
+                let nanos_per = match unit {
+                    TimeUnit::Millisecond => 1_000_000,
+                    TimeUnit::Microsecond => 1_000,
+                    _ => 1,
+                };
+                let a = arrow_cast::cast(column, &ArrowType::Int64).unwrap();
+                a.as_primitive::<Int64Type>()
+                    .iter()
+                    .map(|v| {
+                        v.map(|v| {
+                            let nanos = i128::from(v) * nanos_per;
+                            Key::Timestamp {
+                                millis: nanos.div_euclid(1_000_000) as i64,
+                                nanos_of_milli: nanos.rem_euclid(1_000_000) as i32,
+                            }
+                        })
+                    })
+                    .collect()
+            }
+            _ => (0..column.len()).map(key_at).collect(),
+        }
+    }
+
     /// The order the payload builder has always used: every key converted, sorted by Java's
     /// comparator with the ordinal as tie-break, nulls last by ordinal.
     fn reference(column: &ArrayRef) -> Vec<(Option<Key>, u64)> {
-        let mut v: Vec<(Option<Key>, u64)> = keys_of(column)
-            .unwrap()
+        let mut v: Vec<(Option<Key>, u64)> = oracle_keys(column)
             .into_iter()
             .enumerate()
             .map(|(i, k)| (k, i as u64))

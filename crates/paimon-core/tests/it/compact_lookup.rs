@@ -136,7 +136,7 @@ async fn write_rows(t: &Table, rows: &[Row]) {
 }
 
 /// The table's rows, merged on read (level 0 included) or as a batch read (level 0 skipped).
-async fn read(t: &Table, merge_on_read: bool) -> Vec<String> {
+pub async fn read(t: &Table, merge_on_read: bool) -> Vec<String> {
     let t = Table::open(t.location()).await.unwrap();
     let batches: Vec<RecordBatch> = t
         .scan()

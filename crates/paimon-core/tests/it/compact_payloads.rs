@@ -12,10 +12,8 @@ use paimon_core::spec::manifest::{decode_index_manifest, DataFileMeta, IndexMani
 use paimon_core::{RowKind, Table};
 use serde_json::{json, Value};
 
-use arrow_array::RecordBatch;
-use futures::TryStreamExt;
-
-use crate::write::{batch, create_table, render_sorted};
+use crate::compact_lookup::read;
+use crate::write::{batch, create_table};
 
 async fn table(name: &str) -> Table {
     create_table(
@@ -60,23 +58,6 @@ async fn write(t: &Table, ids: std::ops::Range<i32>, version: i32, deletes: bool
         .commit_messages(&messages, w.commit_user())
         .await
         .unwrap();
-}
-
-/// Every row, level 0 merged in (a deletion-vector table's batch read skips level 0).
-async fn rows(t: &Table) -> Vec<String> {
-    let t = Table::open(t.location()).await.unwrap();
-    let batches: Vec<RecordBatch> = t
-        .scan()
-        .with_option("deletion-vectors.merge-on-read", "true")
-        .build()
-        .unwrap()
-        .to_arrow()
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
-    render_sorted(&t, &batches)
 }
 
 async fn index_entries(t: &Table) -> Vec<IndexManifestEntry> {
@@ -127,15 +108,15 @@ async fn assert_payloads_as_built(t: &Table) -> usize {
             .as_ref()
             .map(|g| (g.index_field_id, g.source_meta.clone()))
     };
-    let read = |name: &str| std::fs::read(Path::new(t.location()).join("index").join(name));
+    let bytes = |name: &str| std::fs::read(Path::new(t.location()).join("index").join(name));
     for p in &payloads {
         let twin = rebuilt
             .iter()
             .find(|r| r.file_name != p.file_name && meta(r) == meta(p))
             .unwrap_or_else(|| panic!("no builder payload over the sources of {}", p.file_name));
         assert_eq!(
-            read(&twin.file_name).unwrap(),
-            read(&p.file_name).unwrap(),
+            bytes(&twin.file_name).unwrap(),
+            bytes(&p.file_name).unwrap(),
             "{} against the builder's {}",
             p.file_name,
             twin.file_name
@@ -149,11 +130,11 @@ async fn full_compaction_payloads_equal_the_builders() {
     let t = table("compact_payloads_full").await;
     write(&t, 0..1500, 0, false).await;
     write(&t, 500..1200, 1, true).await;
-    let before = rows(&t).await;
+    let before = read(&t, true).await;
     assert_eq!(before.len(), 1400);
     t.compact().full(true).execute().await.unwrap();
     let t = Table::open(t.location()).await.unwrap();
-    assert_eq!(rows(&t).await, before);
+    assert_eq!(read(&t, true).await, before);
     let top = levels(&t).await;
     assert_eq!(top.keys().copied().collect::<Vec<_>>(), vec![5]);
     assert!(top[&5].len() > 10, "{} files", top[&5].len());
@@ -169,11 +150,11 @@ async fn lookup_compaction_payloads_equal_the_builders() {
     t.compact().execute().await.unwrap();
     // Level 0 with deletes is rewritten to the level below the top, its keys looked up above.
     write(&t, 300..1000, 1, true).await;
-    let before = rows(&t).await;
+    let before = read(&t, true).await;
     assert_eq!(before.len(), 1285);
     t.compact().execute().await.unwrap();
     let t = Table::open(t.location()).await.unwrap();
-    assert_eq!(rows(&t).await, before);
+    assert_eq!(read(&t, true).await, before);
     let by_level = levels(&t).await;
     assert_eq!(by_level.keys().copied().collect::<Vec<_>>(), vec![4, 5]);
     assert!(by_level[&4].len() > 10, "{} files", by_level[&4].len());

@@ -4,28 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use arrow_array::RecordBatch;
-use futures::TryStreamExt;
-use paimon_core::{RowKind, Table};
+use paimon_core::RowKind;
 use serde_json::{json, Value};
 
+use crate::compact_lookup::read;
 use crate::write::{batch, create_table, render_sorted};
-
-/// Rows of `t` as a lookup-mode batch read returns them (level 0 skipped).
-async fn rows(t: &Table) -> Vec<String> {
-    let t = Table::open(t.location()).await.unwrap();
-    let batches: Vec<RecordBatch> = t
-        .scan()
-        .build()
-        .unwrap()
-        .to_arrow()
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
-    render_sorted(&t, &batches)
-}
 
 async fn run(name: &str, fields: &[(&str, &str)], keys: &[&str], key: fn(i64) -> Value) {
     let t = create_table(
@@ -67,7 +50,7 @@ async fn run(name: &str, fields: &[(&str, &str)], keys: &[&str], key: fn(i64) ->
             .unwrap();
         let want: Vec<Value> = model.values().cloned().collect();
         assert_eq!(
-            rows(&t).await,
+            read(&t, false).await,
             render_sorted(&t, &[batch(&t, &want)]),
             "round {round}"
         );
