@@ -4,6 +4,8 @@
 //! files of one level of one bucket) and the group's values sorted by value with their group
 //! ordinals, the payload bytes and their index-manifest entry. Pure: the caller writes the file.
 
+use std::borrow::Borrow;
+
 use roaring::RoaringTreemap;
 
 use super::btree::{BTreeIndexWriter, Key, KeyType};
@@ -45,11 +47,11 @@ pub struct BuiltPayload {
 }
 
 /// Builds the payload of `input` over `values`: every one of the group's N rows as (value,
-/// group ordinal), non-null values ascending (nulls anywhere). Errors: invalid sources, N = 0
+/// group ordinal), non-null values ascending (nulls anywhere); keys owned or borrowed. Errors: invalid sources, N = 0
 /// or overflowing, a value count other than N, an ordinal outside `[0, N)` or repeated.
-pub fn build(
+pub fn build<K: Borrow<Key>>(
     input: PkSortedBuildInput<'_>,
-    values: impl IntoIterator<Item = (Option<Key>, u64)>,
+    values: impl IntoIterator<Item = (Option<K>, u64)>,
 ) -> Result<BuiltPayload> {
     let meta = SourceMeta::new(input.level, input.sources)?;
     let n = meta
@@ -86,7 +88,7 @@ pub fn build(
             )));
         }
         given += 1;
-        w.write(key.as_ref(), ordinal)?;
+        w.write(key.as_ref().map(Borrow::borrow), ordinal)?;
     }
     if given != n_u {
         return Err(Error::invalid_argument(format!(
@@ -246,15 +248,15 @@ mod tests {
             e.message().contains("Row id 298 appears more than once"),
             "{e}"
         );
-        let out = [(None, 300u64)];
+        let out = [(None::<Key>, 300u64)];
         let e = build(input(&f, &o), out).unwrap_err();
         assert!(e
             .message()
             .contains("outside sorted index group row range [0, 300)"));
-        let short = (0..10u64).map(|i| (None, i));
+        let short = (0..10u64).map(|i| (None::<Key>, i));
         assert!(build(input(&f, &o), short).is_err());
         let mut bad = input(&f, &o);
         bad.level = 0;
-        assert!(build(bad, std::iter::empty()).is_err());
+        assert!(build(bad, std::iter::empty::<(Option<Key>, u64)>()).is_err());
     }
 }

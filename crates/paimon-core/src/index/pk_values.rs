@@ -10,6 +10,8 @@
 //! payload order; the key of each row is taken from the array when the payload is written.
 //! Other columns (strings, decimals) are sorted as [`Key`]s.
 
+use std::borrow::Cow;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
@@ -66,20 +68,23 @@ impl PayloadValues {
         })
     }
 
-    /// The (key, ordinal) pairs in payload order (`None`: a null value).
-    pub(crate) fn iter(&self) -> Box<dyn Iterator<Item = (Option<Key>, u64)> + '_> {
+    /// The (key, ordinal) pairs in payload order (`None`: a null value); sorted keys are
+    /// lent, packed ones read from the column.
+    pub(crate) fn iter(&self) -> Box<dyn Iterator<Item = (Option<Cow<'_, Key>>, u64)> + '_> {
         let nulls = self.nulls.iter().map(|&o| (None, o));
         match &self.order {
-            Order::Keys(keys) => {
-                Box::new(keys.iter().map(|(k, o)| (Some(k.clone()), *o)).chain(nulls))
-            }
+            Order::Keys(keys) => Box::new(
+                keys.iter()
+                    .map(|(k, o)| (Some(Cow::Borrowed(k)), *o))
+                    .chain(nulls),
+            ),
             Order::Packed(keys) => {
                 let key_at = key_reader(&self.column);
                 Box::new(
                     keys.iter()
                         .map(move |&p| {
                             let ordinal = p as u64;
-                            (key_at(ordinal as usize), ordinal)
+                            (key_at(ordinal as usize).map(Cow::Owned), ordinal)
                         })
                         .chain(nulls),
                 )
@@ -327,7 +332,10 @@ mod tests {
 
     fn check(column: ArrayRef) {
         let values = PayloadValues::sort(column.clone()).unwrap();
-        let got: Vec<_> = values.iter().collect();
+        let got: Vec<_> = values
+            .iter()
+            .map(|(k, o)| (k.map(Cow::into_owned), o))
+            .collect();
         assert_eq!(got.len(), column.len());
         assert_eq!(
             canonical(got),
