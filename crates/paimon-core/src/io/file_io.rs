@@ -303,6 +303,15 @@ impl FileIO {
     /// Lists the direct children of a directory (files and sub-directories); a missing
     /// directory lists as empty.
     pub async fn list(&self, dir: &str) -> Result<Vec<FileStatus>> {
+        let inline = self.inline_path(dir).and_then(|p| local::list(&p));
+        if let Some(found) = inline {
+            let mut out: Vec<FileStatus> = found
+                .into_iter()
+                .map(|(name, size, is_dir)| FileStatus { name, size, is_dir })
+                .collect();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
+            return Ok(out);
+        }
         let (store, path) = self.resolve(dir)?;
         let res = match store.list_with_delimiter(Some(&path)).await {
             Ok(r) => r,
@@ -461,6 +470,33 @@ mod tests {
             assert!(io.read_range(&f, 80_000..80_001).await.is_err());
         }
         assert_eq!(inline.read_stats(), given.read_stats());
+    }
+
+    #[tokio::test]
+    async fn inline_local_listings_equal_the_store_s() {
+        // Plain directories (listed inline) and ones with names the store encodes or skips
+        // (listed by the store either way): same entries through both.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap().to_string();
+        let plain = dir.path().join("t");
+        std::fs::create_dir_all(plain.join("bucket-0")).unwrap();
+        std::fs::write(plain.join("schema-1"), vec![7u8; 1234]).unwrap();
+        std::fs::write(plain.join("schema-0"), b"{}").unwrap();
+        let odd = dir.path().join("p");
+        std::fs::create_dir_all(odd.join("dt=2024-01-01 10%3A00")).unwrap();
+        std::fs::write(odd.join("x#12"), b"").unwrap();
+        std::fs::write(odd.join("y"), b"yy").unwrap();
+        let inline = FileIO::default();
+        let store = Arc::new(object_store::local::LocalFileSystem::new());
+        let given = FileIO::default().with_store("file:///", store).unwrap();
+        for sub in ["t", "t/bucket-0", "p", "missing"] {
+            let d = format!("{root}/{sub}");
+            let a = inline.list(&d).await.unwrap();
+            let b = given.list(&d).await.unwrap();
+            assert_eq!(a, b, "{sub}");
+        }
+        let names = inline.list_names(&format!("{root}/t")).await.unwrap();
+        assert_eq!(names, ["bucket-0", "schema-0", "schema-1"]);
     }
 
     #[tokio::test]

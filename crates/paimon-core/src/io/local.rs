@@ -7,6 +7,8 @@
 //! [`INLINE_READ_BYTES`] are therefore made here, with `std::fs`, on the calling task; larger
 //! ones, and anything unusual (a directory, a range starting past the end, a file that cannot
 //! be opened), return `None` and go through the store as before, which also words the errors.
+//! Listings of a directory (the schema directory a table's load lists) are made here too when
+//! every entry is a plain file or directory with a plain name ([`list`]).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -66,6 +68,40 @@ pub(crate) fn size(path: &Path) -> io::Result<Option<u64>> {
     Ok(m.is_file().then_some(m.len()))
 }
 
+/// The direct children of the directory at `path` as (name, size, is directory), in no
+/// order; `None` when it does not open as a directory, an entry cannot be read, or an entry is
+/// anything the store's listing could treat otherwise: a symlink (followed there) or another
+/// special file, or a name that is not plain ASCII letters, digits and `._=-` not starting with
+/// a dot (the store encodes some characters in its paths and skips some names).
+pub(crate) fn list(path: &Path) -> Option<Vec<(String, u64, bool)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(path).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().into_string().ok()?;
+        if !plain_name(&name) {
+            return None;
+        }
+        let kind = entry.file_type().ok()?;
+        if kind.is_dir() {
+            out.push((name, 0, true));
+        } else if kind.is_file() {
+            out.push((name, entry.metadata().ok()?.len(), false));
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Whether the store would list `name` as it is (see [`list`]).
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'=' | b'-'))
+}
+
 /// The file at `path` opened, with its length; `None` when it does not open or is not a
 /// regular file.
 fn open(path: &Path) -> io::Result<Option<(File, u64)>> {
@@ -79,6 +115,42 @@ fn open(path: &Path) -> io::Result<Option<(File, u64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_directories_are_listed_here_and_the_rest_left_to_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bucket-0")).unwrap();
+        std::fs::write(dir.path().join("schema-0"), b"abc").unwrap();
+        std::fs::write(dir.path().join("data-1_x.parquet"), b"").unwrap();
+        let mut got = list(dir.path()).unwrap();
+        got.sort();
+        let want = [
+            ("bucket-0", 0, true),
+            ("data-1_x.parquet", 0, false),
+            ("schema-0", 3, false),
+        ];
+        let want: Vec<(String, u64, bool)> = want
+            .iter()
+            .map(|(n, s, d)| (n.to_string(), *s, *d))
+            .collect();
+        assert_eq!(got, want);
+        let empty = dir.path().join("bucket-0");
+        assert_eq!(list(&empty), Some(vec![]));
+        // Missing, a file, or any entry the store could list otherwise: the store's.
+        assert_eq!(list(&dir.path().join("missing")), None);
+        assert_eq!(list(&dir.path().join("schema-0")), None);
+        for odd in ["dt=2024-01-01 10%3A00", ".hidden", "part#1", "caf\u{e9}"] {
+            let sub = tempfile::tempdir().unwrap();
+            std::fs::write(sub.path().join("plain"), b"").unwrap();
+            std::fs::write(sub.path().join(odd), b"").unwrap();
+            assert_eq!(list(sub.path()), None, "{odd}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("schema-0"), empty.join("link")).unwrap();
+            assert_eq!(list(&empty), None);
+        }
+    }
 
     #[test]
     #[allow(clippy::single_range_in_vec_init)]
