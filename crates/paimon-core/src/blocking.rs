@@ -17,9 +17,12 @@ use std::sync::Arc;
 use futures::StreamExt;
 use tokio::runtime::Handle;
 
-/// The default number of jobs at once: the available cores.
+/// The default number of jobs at once: the available cores, looked up once per process (the
+/// lookup reads the cgroup's CPU quota files, a cost a point lookup's reader would pay for
+/// every table read it opens).
 pub(crate) fn default_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// `job(item)` for every item, up to `parallelism` at once (see the module docs); the outputs

@@ -113,7 +113,7 @@ impl TableRead {
             .first()
             .and_then(|k| schema.fields.iter().find(|f| &f.name == k))
             .cloned();
-        let concurrency = std::thread::available_parallelism()
+        let concurrency = NonZeroUsize::new(crate::blocking::default_parallelism())
             .map(|n| n.saturating_mul(NonZeroUsize::MIN.saturating_add(1)))
             .unwrap_or(NonZeroUsize::MIN);
         TableRead {
