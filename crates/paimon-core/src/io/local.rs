@@ -68,8 +68,13 @@ pub(crate) fn size(path: &Path) -> io::Result<Option<u64>> {
     Ok(m.is_file().then_some(m.len()))
 }
 
+/// The most entries a listing made on the calling task holds: a larger directory (a long
+/// snapshot history, a bucket of many files) is listed by the store on a blocking thread.
+pub(crate) const INLINE_LIST_ENTRIES: usize = 1024;
+
 /// The direct children of the directory at `path` as (name, size, is directory), in no
-/// order; `None` when it does not open as a directory, an entry cannot be read, or an entry is
+/// order; `None` when it does not open as a directory, has more than
+/// [`INLINE_LIST_ENTRIES`] entries, an entry cannot be read, or an entry is
 /// anything the store's listing could treat otherwise: a symlink (followed there) or another
 /// special file, or a name that is not plain ASCII letters, digits and `._=-` not starting with
 /// a dot (the store encodes some characters in its paths and skips some names).
@@ -77,6 +82,9 @@ pub(crate) fn list(path: &Path) -> Option<Vec<(String, u64, bool)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(path).ok()? {
         let entry = entry.ok()?;
+        if out.len() == INLINE_LIST_ENTRIES {
+            return None;
+        }
         let name = entry.file_name().into_string().ok()?;
         if !plain_name(&name) {
             return None;
@@ -136,6 +144,16 @@ mod tests {
         assert_eq!(got, want);
         let empty = dir.path().join("bucket-0");
         assert_eq!(list(&empty), Some(vec![]));
+        let many = tempfile::tempdir().unwrap();
+        for i in 0..INLINE_LIST_ENTRIES {
+            std::fs::write(many.path().join(format!("f-{i}")), b"").unwrap();
+        }
+        assert_eq!(
+            list(many.path()).map(|l| l.len()),
+            Some(INLINE_LIST_ENTRIES)
+        );
+        std::fs::write(many.path().join("one-more"), b"").unwrap();
+        assert_eq!(list(many.path()), None);
         // Missing, a file, or any entry the store could list otherwise: the store's.
         assert_eq!(list(&dir.path().join("missing")), None);
         assert_eq!(list(&dir.path().join("schema-0")), None);
