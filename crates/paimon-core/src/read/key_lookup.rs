@@ -55,7 +55,7 @@ pub(crate) struct Narrowed {
     /// The rows of the file whose leading key may match the predicate (sorted, disjoint,
     /// file-global).
     pub(crate) rows: Vec<RowRange>,
-    /// The check still owed on the rest of the last key page, running on a blocking thread
+    /// The check still owed on the rest of the last key page, running on its own runtime task
     /// beside the read: `rows` hold only once [`Unconfirmed::confirm`] says so.
     pub(crate) unconfirmed: Option<Unconfirmed>,
 }
@@ -132,8 +132,12 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
     };
     let left: u64 = rows.iter().map(|r| r.end - r.start).sum();
     let rows_skipped = candidates.saturating_sub(left);
+    // A task of the runtime's own workers, not a blocking thread: a point lookup's process
+    // would create a third thread for it (and fault in its stack and allocator arena) only to
+    // share two cores with the workers, which pick the found rows' values meanwhile. The check
+    // is CPU-bound like those picks (a page's decompression, ~1 ms), which also run on workers.
     let unconfirmed = rest.map(|rest| Unconfirmed {
-        check: tokio::task::spawn_blocking(move || rest.check()),
+        check: tokio::spawn(async move { rest.check() }),
         rows_skipped,
         metrics: s.metrics.clone(),
     });

@@ -292,10 +292,21 @@ fn move_row_to_end(dir: &Path, id: i64) -> usize {
 
 #[tokio::test]
 async fn a_match_out_of_order_past_the_key_falls_back() {
+    match_out_of_order_past_the_key("key_lookup_moved").await;
+}
+
+/// The same on two workers: the check of the page's rest runs as a task of its own, on
+/// either worker, beside the point read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_out_of_order_past_the_key_falls_back_on_workers() {
+    match_out_of_order_past_the_key("key_lookup_moved_mt").await;
+}
+
+async fn match_out_of_order_past_the_key(name: &str) {
     // 20,000 keys in one file of one bucket: a lookup stops searching the key page after a
     // step of 4,096 values; the row of key 100 moved to the page's end is still found.
     let t = create_table(
-        "key_lookup_moved",
+        name,
         &[("id", "BIGINT NOT NULL"), ("v", "STRING")],
         &[],
         &["id"],
