@@ -205,6 +205,7 @@ fn bench_write_updates_and_compaction_leave_the_latest_rows() {
         "pk-btree.index.columns=v",
     ]));
     assert!(out.contains("paimon-rs full compaction"), "{out}");
+    assert_eq!(out.matches("    (rows in ").count(), 2, "{out}");
     let table = dir.path().join("pk");
     let read = ok(&paimon(&[
         "read",

@@ -147,9 +147,12 @@ fn write_direct(args: &Args, schema: &SchemaRef) -> Result<Duration> {
     Ok(started.elapsed())
 }
 
+/// One timed step of the paimon side: its label, time and, for a write, where the time went.
+type Step = (&'static str, Duration, Option<String>);
+
 /// The paimon side: a new primary-key table, one write, one commit; then the updates' write
 /// and commit and the full compaction when asked. Returns each step's label and time.
-async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<(&'static str, Duration)>> {
+async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<Step>> {
     let location = args.dir.join("pk");
     let location = location
         .to_str()
@@ -162,13 +165,11 @@ async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<(&'static s
         builder = builder.option(k.clone(), v.clone());
     }
     let table = Table::create(location, builder.build()?).await?;
-    let mut steps = vec![(
-        "paimon-rs write + commit",
-        write_commit(&table, args, schema, 0).await?,
-    )];
+    let (t, detail) = write_commit(&table, args, schema, 0).await?;
+    let mut steps = vec![("paimon-rs write + commit", t, Some(detail))];
     if args.updates > 0.0 {
-        let t = write_commit(&table, args, schema, 1).await?;
-        steps.push(("paimon-rs updates + commit", t));
+        let (t, detail) = write_commit(&table, args, schema, 1).await?;
+        steps.push(("paimon-rs updates + commit", t, Some(detail)));
     }
     if args.compact {
         let started = Instant::now();
@@ -178,19 +179,20 @@ async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<(&'static s
             .with_commit_user("bench-write")
             .execute()
             .await?;
-        steps.push(("paimon-rs full compaction", started.elapsed()));
+        steps.push(("paimon-rs full compaction", started.elapsed(), None));
     }
     Ok(steps)
 }
 
 /// One write of version `version`'s rows (the first `updates * rows` when `version > 0`) and
-/// its commit.
+/// its commit: the time, and how it splits between the rows going in (generated, routed and
+/// buffered), `prepare_commit` (flushes, compaction on write) and the commit.
 async fn write_commit(
     table: &Table,
     args: &Args,
     schema: &SchemaRef,
     version: i64,
-) -> Result<Duration> {
+) -> Result<(Duration, String)> {
     let limit = match version {
         0 => args.rows,
         _ => ((args.rows as f64) * args.updates.clamp(0.0, 1.0)) as u64,
@@ -213,12 +215,21 @@ async fn write_commit(
         written += b.num_rows() as u64;
         write.write(&b).await?;
     }
+    let rows_in = started.elapsed();
     let messages = write.prepare_commit().await?;
+    let prepared = started.elapsed();
     table
         .new_commit()
         .commit_messages(&messages, write.commit_user())
         .await?;
-    Ok(started.elapsed())
+    let total = started.elapsed();
+    let detail = format!(
+        "rows in {:.3} s, prepare_commit {:.3} s, commit {:.3} s",
+        rows_in.as_secs_f64(),
+        (prepared - rows_in).as_secs_f64(),
+        (total - prepared).as_secs_f64()
+    );
+    Ok((total, detail))
 }
 
 fn report(label: &str, rows: u64, t: Duration) {
@@ -247,10 +258,13 @@ pub async fn run(args: Args) -> Result<()> {
     }
     if args.side != Side::Direct {
         let steps = write_paimon(&args, &schema).await?;
-        for (label, t) in &steps {
+        for (label, t, detail) in &steps {
             report(label, args.rows, *t);
+            if let Some(d) = detail {
+                println!("    ({d})");
+            }
         }
-        let total: Duration = steps.iter().map(|(_, t)| *t).sum();
+        let total: Duration = steps.iter().map(|(_, t, _)| *t).sum();
         if steps.len() > 1 {
             report("paimon-rs all steps", args.rows, total);
         }

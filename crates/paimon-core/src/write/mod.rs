@@ -50,6 +50,7 @@ mod postpone;
 mod radix;
 mod restore;
 pub(crate) mod route;
+mod route_ahead;
 mod row_kind;
 mod spill;
 mod stats;

@@ -22,6 +22,7 @@ use super::parquet::parquet_schema;
 use super::postpone;
 use super::restore::{next_sequence_numbers, NextSequence};
 use super::route::{bucket_dir, Routed, Router};
+use super::route_ahead::{self, with_kinds, RouteAhead};
 use super::row_kind::{kind_array, kinds_from_column, RowKind, RowKindFilter};
 use super::spill::SpillFiles;
 use super::stats::{StatsCollector, StatsColumn, StatsOrigin};
@@ -61,7 +62,9 @@ pub struct TableWrite {
     commit_user: String,
     /// Arrow schema of the table columns (the schema batches are conformed to).
     target: SchemaRef,
-    router: Router,
+    router: Arc<Router>,
+    /// The last batch of a fixed-bucket table, routed on another core until the next call.
+    ahead: RouteAhead,
     spec: Arc<FileSpec>,
     /// File settings of postpone-bucket writers (`None` unless `bucket = -2`).
     postpone_spec: Option<Arc<FileSpec>>,
@@ -87,6 +90,10 @@ pub struct TableWrite {
     /// when that flush never finished (its future dropped, or a task cancelled): the writer's
     /// sequence numbers are then unknown and every later call fails.
     flushing: bool,
+    /// Set when the parts of a batch routed ahead could not all be buffered (an error, or a
+    /// call cancelled while buffering them): rows of an accepted batch are missing, so every
+    /// later call fails.
+    lost_rows: bool,
 }
 
 /// Bucket writer key: (serialized partition, bucket).
@@ -222,7 +229,8 @@ impl TableWrite {
             false => None,
         };
         Ok(TableWrite {
-            router,
+            router: Arc::new(router),
+            ahead: RouteAhead::default(),
             dynamic,
             cross,
             merge,
@@ -240,6 +248,7 @@ impl TableWrite {
             compaction: CompactOnWrite::default(),
             flush_parallelism: default_parallelism(),
             flushing: false,
+            lost_rows: false,
         })
     }
 
@@ -302,6 +311,7 @@ impl TableWrite {
 
     async fn write_kinds(&mut self, batch: &RecordBatch, kinds: Int8Array) -> Result<()> {
         self.check_usable()?;
+        self.buffer_routed().await?;
         // Java `TableWriteImpl`: rows of ignored kinds never reach a writer.
         let filtered = match &self.kind_filter {
             Some(f) => f.apply(batch, &kinds)?,
@@ -318,35 +328,47 @@ impl TableWrite {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let (batch, kinds, parts) = match (&mut self.dynamic, &mut self.cross) {
+        let parts = match (&mut self.dynamic, &mut self.cross) {
             (_, Some(cross)) => {
                 let a = cross.assign(&self.router, &batch, &kinds).await?;
+                if a.batch.num_rows() == 0 {
+                    return Ok(());
+                }
                 let parts = Router::group(&a.batch, &a.partition_ids, a.partitions, &a.buckets)?;
-                (a.batch, a.kinds, parts)
+                with_kinds(parts, &a.kinds)?
             }
             (None, None) => {
-                let parts = self.router.route(&batch)?;
-                (batch, kinds, parts)
+                if RouteAhead::applies(batch.num_rows(), self.flush_parallelism) {
+                    return self.ahead.start(self.router.clone(), batch, kinds);
+                }
+                route_ahead::route(&self.router, &batch, &kinds)?
             }
             (Some(dynamic), None) => {
                 let (ids, partitions) = self.router.partitions(&batch)?;
                 let hashes = self.router.key_hashes(&batch)?;
                 let buckets = dynamic.assign(&ids, &partitions, &hashes).await?;
-                let parts = Router::group(&batch, &ids, partitions, &buckets)?;
-                (batch, kinds, parts)
+                with_kinds(Router::group(&batch, &ids, partitions, &buckets)?, &kinds)?
             }
         };
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        for part in parts {
-            let part_kinds = match &part.rows {
-                None => kinds.clone(),
-                Some(rows) => kinds_for(&kinds, rows)?,
-            };
+        for (part, part_kinds) in parts {
             self.write_part(part, part_kinds).await?;
         }
         self.free_memory().await
+    }
+
+    /// Buffers the parts of the batch routed ahead, if any (see [`route_ahead`]). Any failure
+    /// leaves this writer unusable (`lost_rows`): that batch's write already returned.
+    async fn buffer_routed(&mut self) -> Result<()> {
+        let Some(parts) = self.ahead.take().await else {
+            return Ok(());
+        };
+        self.lost_rows = true;
+        for (part, kinds) in parts? {
+            self.write_part(part, kinds).await?;
+        }
+        self.free_memory().await?;
+        self.lost_rows = false;
+        Ok(())
     }
 
     /// Java's shared write-buffer pool: while the buffers of all buckets hold
@@ -415,15 +437,22 @@ impl TableWrite {
         }
     }
 
-    /// Fails once a flush lost a bucket writer (see `flushing`).
+    /// Fails once a flush lost a bucket writer (see `flushing`) or rows of a routed batch
+    /// were lost (`lost_rows`).
     fn check_usable(&self) -> Result<()> {
-        match self.flushing {
-            true => Err(Error::internal(
+        if self.flushing {
+            return Err(Error::internal(
                 "an earlier flush of this TableWrite did not finish (cancelled); \
                  its buckets' state is unknown: build a new TableWrite and write the rows again",
-            )),
-            false => Ok(()),
+            ));
         }
+        if self.lost_rows {
+            return Err(Error::internal(
+                "rows of a batch this TableWrite accepted could not be buffered (see the error \
+                 an earlier call returned): build a new TableWrite and write the rows again",
+            ));
+        }
+        Ok(())
     }
 
     /// Primary-key columns must have no nulls; append tables take insertions only.
@@ -556,6 +585,7 @@ impl TableWrite {
     }
 
     async fn flush_all(&mut self) -> Result<Vec<CommitMessage>> {
+        self.buffer_routed().await?;
         let total = self.router.total_buckets();
         let mut index = match &mut self.dynamic {
             Some(d) => d.prepare_commit().await?,
@@ -610,7 +640,7 @@ impl TableWrite {
 }
 
 /// The kinds of one routed part, in the part's row order.
-fn kinds_for(kinds: &Int8Array, rows: &arrow_array::UInt32Array) -> Result<Int8Array> {
+pub(super) fn kinds_for(kinds: &Int8Array, rows: &arrow_array::UInt32Array) -> Result<Int8Array> {
     let taken = take(kinds, rows, None)?;
     taken
         .as_any()

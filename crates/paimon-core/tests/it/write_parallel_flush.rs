@@ -63,9 +63,15 @@ fn options<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     o
 }
 
-/// Writes rows `0..n` in batches of 500 with `parallelism` concurrent flushes; returns the
-/// messages (not committed).
-async fn write(table: &Table, spill: &Path, parallelism: usize, n: i64) -> Vec<CommitMessage> {
+/// Writes rows `0..n` in batches of `chunk` rows with `parallelism` concurrent flushes;
+/// returns the messages (not committed).
+async fn write(
+    table: &Table,
+    spill: &Path,
+    parallelism: usize,
+    n: i64,
+    chunk: usize,
+) -> Vec<CommitMessage> {
     let mut write = table
         .new_write()
         .with_commit_user("parallel")
@@ -74,8 +80,8 @@ async fn write(table: &Table, spill: &Path, parallelism: usize, n: i64) -> Vec<C
         .build()
         .unwrap();
     let lines: Vec<Value> = (0..n).map(line).collect();
-    for chunk in lines.chunks(500) {
-        write.write(&batch(table, chunk)).await.unwrap();
+    for rows in lines.chunks(chunk) {
+        write.write(&batch(table, rows)).await.unwrap();
     }
     write.prepare_commit().await.unwrap()
 }
@@ -133,6 +139,12 @@ fn file_bytes(table: &Table, messages: &[CommitMessage]) -> Vec<Vec<u8>> {
 }
 
 async fn same_files_as_sequential(case: &str, extra: &[(&str, &str)]) {
+    same_files_in_batches_of(case, extra, 500).await;
+}
+
+/// [`same_files_as_sequential`] with input batches of `chunk` rows: from 4,096 rows on, the
+/// concurrent writer also routes each batch on another core while the next one arrives.
+async fn same_files_in_batches_of(case: &str, extra: &[(&str, &str)], chunk: usize) {
     let spill = tempfile::tempdir().unwrap();
     let n = 40_000;
     let opts = options(extra);
@@ -152,8 +164,8 @@ async fn same_files_as_sequential(case: &str, extra: &[(&str, &str)]) {
         &opts,
     )
     .await;
-    let seq_messages = write(&sequential, spill.path(), 1, n).await;
-    let par_messages = write(&parallel, spill.path(), 4, n).await;
+    let seq_messages = write(&sequential, spill.path(), 1, n, chunk).await;
+    let par_messages = write(&parallel, spill.path(), 4, n, chunk).await;
     // 2 partitions x 4 buckets, some files rolled.
     assert_eq!(par_messages.len(), 8, "{case}");
     let added = |m: &[CommitMessage]| m.iter().map(|m| m.new_files.len()).sum::<usize>();
@@ -210,6 +222,18 @@ async fn parallel_flush_writes_the_sequential_files_parquet_level0_runs() {
     // Every forced flush writes its own level-0 run (flushed together), then compaction on
     // write merges them: compact_before/after must match too.
     same_files_as_sequential("parquet_unspilled", &[("write-buffer-spillable", "false")]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_ahead_writes_the_sequential_files() {
+    // Keys repeat across batches and `s` keeps the last value: a batch buffered out of turn
+    // changes rows, sequence numbers and file bytes.
+    same_files_in_batches_of("routed", &[], 5_000).await;
+}
+
+#[tokio::test]
+async fn routing_ahead_on_a_current_thread_runtime_writes_the_sequential_files() {
+    same_files_in_batches_of("routed_ct", &[("write-buffer-spillable", "false")], 8_000).await;
 }
 
 #[tokio::test]
@@ -296,4 +320,44 @@ fn a_failing_bucket_is_the_flush_error_without_a_hang() {
     // A panic in the thread drops the sender (an error here); a hang times out.
     rx.recv_timeout(Duration::from_secs(300))
         .expect("the failing flush hung or panicked");
+}
+
+/// A batch routed ahead whose rows then fail to reach storage: the next call returns that
+/// failure, and every later call refuses (rows of an accepted batch are missing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_routed_batch_that_fails_to_buffer_leaves_the_write_unusable() {
+    let fields = &[("id", "INT NOT NULL"), ("s", "STRING")];
+    let opts = [("bucket", "-1"), ("target-file-size", "8 kb")];
+    let t = create_table("route_ahead_failing", fields, &[], &[], &opts).await;
+    let store = FailingStore::local();
+    let failing = Table::open_with(store.file_io(), t.location(), &HashMap::new())
+        .await
+        .unwrap();
+    let mut write = failing
+        .new_write()
+        .with_commit_user("routed")
+        .with_flush_parallelism(2)
+        .build()
+        .unwrap();
+    let lines = |from: i64| -> Vec<Value> {
+        (from..from + 5_000)
+            .map(|i| json!({"id": i, "s": format!("s{i}")}))
+            .collect()
+    };
+    // Routed ahead: nothing reaches storage before the next call.
+    write.write(&batch(&t, &lines(0))).await.unwrap();
+    assert!(store.puts.lock().unwrap().is_empty());
+    store.set_rule(FailRule::Always("/bucket-0/".into()));
+    let err = write.write(&batch(&t, &lines(5_000))).await.unwrap_err();
+    assert!(
+        err.to_string().contains("injected failure putting"),
+        "{err}"
+    );
+    store.set_rule(FailRule::Never);
+    for err in [
+        write.write(&batch(&t, &lines(10_000))).await.unwrap_err(),
+        write.prepare_commit().await.unwrap_err(),
+    ] {
+        assert!(err.to_string().contains("could not be buffered"), "{err}");
+    }
 }
