@@ -182,8 +182,9 @@ fn write_overwrite_dynamic_and_static_partitions() {
     assert!(snapshots.contains("OVERWRITE"), "{snapshots}");
 }
 
-/// `bench-write` with updates and a full compaction leaves a table that reads every generated
-/// id once, the updated tenth with the second write's values, from compacted files only.
+/// `bench-write` with updates and a full compaction, run twice, leaves a table that reads every
+/// generated id once, the updated tenth with the second write's values, from compacted files
+/// only.
 #[test]
 fn bench_write_updates_and_compaction_leave_the_latest_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -203,9 +204,21 @@ fn bench_write_updates_and_compaction_leave_the_latest_rows() {
         "deletion-vectors.enabled=true",
         "-o",
         "pk-btree.index.columns=v",
+        "--repeat",
+        "2",
     ]));
     assert!(out.contains("paimon-rs full compaction"), "{out}");
-    assert_eq!(out.matches("    (rows in ").count(), 2, "{out}");
+    // Two write steps per run, each split into its parts; then the medians of both runs.
+    assert_eq!(out.matches("    (rows in ").count(), 4, "{out}");
+    let summary = out
+        .split("-- medians of 2 runs")
+        .nth(1)
+        .expect("no summary");
+    assert!(summary.contains("paimon-rs full compaction"), "{out}");
+    assert!(
+        summary.contains("ratio paimon-rs / arrow-rs (medians): "),
+        "{out}"
+    );
     let table = dir.path().join("pk");
     let read = ok(&paimon(&[
         "read",

@@ -9,7 +9,8 @@
 //! (issue 12's benchmark: `--updates 0.1 --compact -o deletion-vectors.enabled=true
 //! -o pk-btree.index.columns=v`); the paimon side's time is the sum of its steps. Peak RSS is
 //! the process high-water mark after each side (Linux only); run the sides separately with
-//! `--side` for independent memory figures.
+//! `--side` for independent memory figures. Both sides move by tens of percent from run to
+//! run on a shared machine: `--repeat N` runs them N times and reports the medians.
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -67,6 +68,10 @@ pub struct Args {
     /// Primary-key buckets flushed at once (default: the available cores; 1: sequential).
     #[arg(long)]
     flush_parallelism: Option<usize>,
+    /// Runs of both sides, one after the other (each paimon run into a new table); with more
+    /// than one, the medians per step and the ratio of the median totals follow.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
 }
 
 fn arrow_schema() -> SchemaRef {
@@ -250,30 +255,100 @@ pub async fn run(args: Args) -> Result<()> {
         "{} rows, {} buckets, batches of {}",
         args.rows, args.buckets, args.batch_rows
     );
+    let repeat = args.repeat.max(1);
+    let mut runs = Vec::with_capacity(repeat);
+    for r in 0..repeat {
+        if repeat > 1 {
+            println!("-- run {} of {repeat}", r + 1);
+        }
+        let table = args.dir.join("pk");
+        if r > 0 && table.exists() {
+            std::fs::remove_dir_all(&table)
+                .map_err(|e| Error::io(format!("cannot remove {}: {e}", table.display())))?;
+        }
+        runs.push(run_once(&args, &schema).await?);
+    }
+    if repeat > 1 {
+        summarize(&args, &runs);
+    }
+    Ok(())
+}
+
+/// One run: the direct side's time (unless skipped) and the paimon side's steps (none when
+/// skipped), each reported as it ends.
+async fn run_once(args: &Args, schema: &SchemaRef) -> Result<(Option<Duration>, Vec<Step>)> {
     let mut direct = None;
     if args.side != Side::Paimon {
-        let t = write_direct(&args, &schema)?;
+        let t = write_direct(args, schema)?;
         report("arrow-rs Parquet (limit)", args.rows, t);
         direct = Some(t);
     }
-    if args.side != Side::Direct {
-        let steps = write_paimon(&args, &schema).await?;
-        for (label, t, detail) in &steps {
-            report(label, args.rows, *t);
-            if let Some(d) = detail {
-                println!("    ({d})");
-            }
-        }
-        let total: Duration = steps.iter().map(|(_, t, _)| *t).sum();
-        if steps.len() > 1 {
-            report("paimon-rs all steps", args.rows, total);
-        }
-        if let Some(d) = direct {
-            println!(
-                "ratio paimon-rs / arrow-rs: {:.2}",
-                total.as_secs_f64() / d.as_secs_f64().max(1e-9)
-            );
+    if args.side == Side::Direct {
+        return Ok((direct, Vec::new()));
+    }
+    let steps = write_paimon(args, schema).await?;
+    for (label, t, detail) in &steps {
+        report(label, args.rows, *t);
+        if let Some(d) = detail {
+            println!("    ({d})");
         }
     }
-    Ok(())
+    let total: Duration = steps.iter().map(|(_, t, _)| *t).sum();
+    if steps.len() > 1 {
+        report("paimon-rs all steps", args.rows, total);
+    }
+    if let Some(d) = direct {
+        println!("ratio paimon-rs / arrow-rs: {:.2}", ratio(total, d));
+    }
+    Ok((direct, steps))
+}
+
+fn ratio(paimon: Duration, direct: Duration) -> f64 {
+    paimon.as_secs_f64() / direct.as_secs_f64().max(1e-9)
+}
+
+/// The median of `times` (the upper one of an even count).
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
+/// Medians over the runs: each step, the direct side, the paimon total, and the ratio of the
+/// median totals with the range of the runs' own ratios.
+fn summarize(args: &Args, runs: &[(Option<Duration>, Vec<Step>)]) {
+    println!("-- medians of {} runs", runs.len());
+    let directs: Vec<Duration> = runs.iter().filter_map(|(d, _)| *d).collect();
+    let direct = (!directs.is_empty()).then(|| median(directs));
+    if let Some(d) = direct {
+        report("arrow-rs Parquet (limit)", args.rows, d);
+    }
+    let Some((_, first)) = runs.first() else {
+        return;
+    };
+    for (i, (label, _, _)) in first.iter().enumerate() {
+        let times = runs.iter().filter_map(|(_, s)| s.get(i).map(|s| s.1));
+        report(label, args.rows, median(times.collect()));
+    }
+    let totals: Vec<Duration> = runs
+        .iter()
+        .map(|(_, s)| s.iter().map(|(_, t, _)| *t).sum())
+        .collect();
+    if first.is_empty() {
+        return;
+    }
+    let total = median(totals.clone());
+    report("paimon-rs all steps", args.rows, total);
+    if let Some(d) = direct {
+        let each: Vec<f64> = runs
+            .iter()
+            .zip(&totals)
+            .filter_map(|((d, _), t)| d.map(|d| ratio(*t, d)))
+            .collect();
+        let lo = each.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = each.iter().copied().fold(0.0, f64::max);
+        println!(
+            "ratio paimon-rs / arrow-rs (medians): {:.2}  (runs: {lo:.2} to {hi:.2})",
+            ratio(total, d)
+        );
+    }
 }
