@@ -278,6 +278,12 @@ impl TableWrite {
     /// The batch must hold every table column by name with the table's Arrow type
     /// ([`crate::arrow::schema`]) and no nulls in NOT NULL columns; a mismatch is
     /// `InvalidArgument` naming the column, and nothing of the batch is written.
+    ///
+    /// In a fixed-bucket table a batch of 4,096 rows or more is split into its buckets on
+    /// another core after this returns, while the caller prepares the next batch; its rows are
+    /// buffered at the start of the next call (or of `prepare_commit`), which returns any
+    /// failure doing so and leaves this `TableWrite` unusable (every later call fails: write
+    /// the rows again with a new one).
     pub async fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         let kinds = match &self.table.options().rowkind_field {
             Some(name) => kinds_from_column(batch, name)?,
