@@ -246,6 +246,15 @@ async fn parallel_flush_writes_the_sequential_files_avro() {
     same_files_as_sequential("avro", &[("file.format", "avro")]).await;
 }
 
+/// `t` opened through a store whose puts can be made to fail.
+async fn through_failing_store(t: &Table) -> (std::sync::Arc<FailingStore>, Table) {
+    let store = FailingStore::local();
+    let failing = Table::open_with(store.file_io(), t.location(), &HashMap::new())
+        .await
+        .unwrap();
+    (store, failing)
+}
+
 /// One bucket's data-file puts fail: the flush's error is that failure, nothing is returned,
 /// and after writing the rows again the commit holds each row once.
 async fn failing_bucket() {
@@ -255,10 +264,7 @@ async fn failing_bucket() {
     // commit must leave those out too.
     let opts = options(&[("write-buffer-spillable", "false")]);
     let t = create_table("pflush_failing", FIELDS, &["dt"], &["dt", "id"], &opts).await;
-    let store = FailingStore::local();
-    let failing = Table::open_with(store.file_io(), t.location(), &HashMap::new())
-        .await
-        .unwrap();
+    let (store, failing) = through_failing_store(&t).await;
     let mut write = failing
         .new_write()
         .with_commit_user("parallel")
@@ -329,10 +335,7 @@ async fn a_routed_batch_that_fails_to_buffer_leaves_the_write_unusable() {
     let fields = &[("id", "INT NOT NULL"), ("s", "STRING")];
     let opts = [("bucket", "-1"), ("target-file-size", "8 kb")];
     let t = create_table("route_ahead_failing", fields, &[], &[], &opts).await;
-    let store = FailingStore::local();
-    let failing = Table::open_with(store.file_io(), t.location(), &HashMap::new())
-        .await
-        .unwrap();
+    let (store, failing) = through_failing_store(&t).await;
     let mut write = failing
         .new_write()
         .with_commit_user("routed")
