@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use arrow_array::{Int8Array, RecordBatch};
 use tokio::runtime::Handle;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinError, JoinHandle};
 
 use super::route::{Routed, Router};
 use super::table_write::kinds_for;
@@ -77,18 +77,28 @@ impl RouteAhead {
         Ok(())
     }
 
-    /// The parts of the batch routed ahead (`None`: none is pending). Cancel-safe: when this
-    /// future is dropped before it finishes, the batch stays pending.
-    pub(crate) async fn take(&mut self) -> Option<Result<Parts>> {
+    /// The outcome of the batch routed ahead (`None`: none is pending); [`parts`] turns it
+    /// into its parts. Cancel-safe: when this future is dropped before it finishes, the batch
+    /// stays pending.
+    pub(crate) async fn take(&mut self) -> Option<Joined> {
         let handle = self.pending.as_mut()?;
         let joined = handle.await;
         self.pending = None;
-        Some(match joined {
-            Ok(parts) => parts,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => Err(Error::internal(format!(
-                "the routing of a written batch was cancelled: {e}"
-            ))),
-        })
+        Some(joined)
+    }
+}
+
+/// How a routing task ended.
+pub(crate) type Joined = std::result::Result<Result<Parts>, JoinError>;
+
+/// The parts of a routing task: its error, an internal error when it was cancelled, and its
+/// panic resumed here.
+pub(crate) fn parts(joined: Joined) -> Result<Parts> {
+    match joined {
+        Ok(parts) => parts,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(Error::internal(format!(
+            "the routing of a written batch was cancelled: {e}"
+        ))),
     }
 }

@@ -365,11 +365,12 @@ impl TableWrite {
     /// Buffers the parts of the batch routed ahead, if any (see [`route_ahead`]). Any failure
     /// leaves this writer unusable (`lost_rows`): that batch's write already returned.
     async fn buffer_routed(&mut self) -> Result<()> {
-        let Some(parts) = self.ahead.take().await else {
+        let Some(joined) = self.ahead.take().await else {
             return Ok(());
         };
+        // Set before anything can fail or panic: the batch is out of `ahead` now.
         self.lost_rows = true;
-        for (part, kinds) in parts? {
+        for (part, kinds) in route_ahead::parts(joined)? {
             self.write_part(part, kinds).await?;
         }
         self.free_memory().await?;

@@ -227,8 +227,9 @@ async fn parallel_flush_writes_the_sequential_files_parquet_level0_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routing_ahead_writes_the_sequential_files() {
     // Keys repeat across batches and `s` keeps the last value: a batch buffered out of turn
-    // changes rows, sequence numbers and file bytes.
-    same_files_in_batches_of("routed", &[], 5_000).await;
+    // changes rows, sequence numbers and file bytes. The last batch (4,000 rows) is routed
+    // inline after six routed ahead.
+    same_files_in_batches_of("routed", &[], 6_000).await;
 }
 
 #[tokio::test]
