@@ -152,13 +152,18 @@ fn write_direct(args: &Args, schema: &SchemaRef) -> Result<Duration> {
     Ok(started.elapsed())
 }
 
+/// The directory of the paimon side's table.
+fn table_dir(args: &Args) -> PathBuf {
+    args.dir.join("pk")
+}
+
 /// One timed step of the paimon side: its label, time and, for a write, where the time went.
 type Step = (&'static str, Duration, Option<String>);
 
 /// The paimon side: a new primary-key table, one write, one commit; then the updates' write
 /// and commit and the full compaction when asked. Returns each step's label and time.
 async fn write_paimon(args: &Args, schema: &SchemaRef) -> Result<Vec<Step>> {
-    let location = args.dir.join("pk");
+    let location = table_dir(args);
     let location = location
         .to_str()
         .ok_or_else(|| Error::invalid_argument("the directory is not UTF-8"))?;
@@ -261,7 +266,7 @@ pub async fn run(args: Args) -> Result<()> {
         if repeat > 1 {
             println!("-- run {} of {repeat}", r + 1);
         }
-        let table = args.dir.join("pk");
+        let table = table_dir(&args);
         if r > 0 && table.exists() {
             std::fs::remove_dir_all(&table)
                 .map_err(|e| Error::io(format!("cannot remove {}: {e}", table.display())))?;
@@ -322,7 +327,7 @@ fn summarize(args: &Args, runs: &[(Option<Duration>, Vec<Step>)]) {
     if let Some(d) = direct {
         report("arrow-rs Parquet (limit)", args.rows, d);
     }
-    let Some((_, first)) = runs.first() else {
+    let Some((_, first)) = runs.first().filter(|(_, steps)| !steps.is_empty()) else {
         return;
     };
     for (i, (label, _, _)) in first.iter().enumerate() {
@@ -333,9 +338,6 @@ fn summarize(args: &Args, runs: &[(Option<Duration>, Vec<Step>)]) {
         .iter()
         .map(|(_, s)| s.iter().map(|(_, t, _)| *t).sum())
         .collect();
-    if first.is_empty() {
-        return;
-    }
     let total = median(totals.clone());
     report("paimon-rs all steps", args.rows, total);
     if let Some(d) = direct {

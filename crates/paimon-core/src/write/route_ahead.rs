@@ -13,12 +13,12 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Int8Array, RecordBatch};
+use arrow_array::{Array, Int8Array, RecordBatch, UInt32Array};
+use arrow_select::take::take;
 use tokio::runtime::Handle;
 use tokio::task::{JoinError, JoinHandle};
 
 use super::route::{Routed, Router};
-use super::table_write::kinds_for;
 use crate::{Error, Result};
 
 /// Batches of at least this many rows are routed ahead.
@@ -44,6 +44,16 @@ pub(crate) fn with_kinds(parts: Vec<Routed>, kinds: &Int8Array) -> Result<Parts>
             Ok((part, part_kinds))
         })
         .collect()
+}
+
+/// The kinds of one routed part, in the part's row order.
+fn kinds_for(kinds: &Int8Array, rows: &UInt32Array) -> Result<Int8Array> {
+    let taken = take(kinds, rows, None)?;
+    taken
+        .as_any()
+        .downcast_ref::<Int8Array>()
+        .cloned()
+        .ok_or_else(|| Error::internal("row kinds are not Int8"))
 }
 
 /// At most one batch being routed on a blocking thread.

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use arrow_array::{Array, Int8Array, RecordBatch};
 use arrow_schema::SchemaRef;
-use arrow_select::take::take;
 
 use super::conform::conform;
 use super::cross_partition::CrossPartition;
@@ -644,14 +643,4 @@ impl TableWrite {
         }
         Ok(out)
     }
-}
-
-/// The kinds of one routed part, in the part's row order.
-pub(super) fn kinds_for(kinds: &Int8Array, rows: &arrow_array::UInt32Array) -> Result<Int8Array> {
-    let taken = take(kinds, rows, None)?;
-    taken
-        .as_any()
-        .downcast_ref::<Int8Array>()
-        .cloned()
-        .ok_or_else(|| Error::internal("row kinds are not Int8"))
 }
