@@ -46,6 +46,7 @@ mod parquet;
 mod parquet_dictionary;
 mod parquet_int96;
 mod parquet_levels;
+mod parquet_twin;
 mod postpone;
 mod radix;
 mod restore;

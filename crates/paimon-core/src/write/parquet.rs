@@ -16,7 +16,8 @@
 //! per row of a primary-key file are written without a dictionary: `_SEQUENCE_NUMBER`, and
 //! with a one-column trimmed key its `_KEY_<k>` and `<k>` columns (a file holds each key once).
 //! parquet-mr builds their dictionary until it reaches its size limit and falls back to plain
-//! pages; building it costed a tenth of a primary-key write for nothing.
+//! pages; building it costed a tenth of a primary-key write for nothing. The `<k>` chunk of
+//! such a one-column key is the `_KEY_<k>` chunk's pages again, encoded once (`parquet_twin`).
 //!
 //! Like parquet-mr, a column whose first page does not shrink under its dictionary is written
 //! plain (`FallbackValuesWriter`'s first-page check); the writer decides it from the file's
@@ -40,6 +41,7 @@ use parquet::schema::types::ColumnPath;
 
 use super::parquet_dictionary::plain_columns;
 use super::parquet_int96::{needs_int96, Int96FileWriter};
+use super::parquet_twin::{TwinWriter, Twins};
 
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
@@ -69,6 +71,8 @@ enum Inner {
         bytes: usize,
     },
     Arrow(ArrowWriter<Vec<u8>>),
+    /// A one-column key encoded once (`parquet_twin`).
+    Twin(Box<TwinWriter>),
     Int96(Int96FileWriter),
 }
 
@@ -124,6 +128,19 @@ fn unique_columns(schema: &Schema) -> Vec<String> {
         }
     }
     unique
+}
+
+/// A primary-key file's one-column key as its `_KEY_<k>` and `<k>` columns (see
+/// `parquet_twin`).
+fn twin_columns(schema: &Schema) -> Option<Twins> {
+    let unique = unique_columns(schema);
+    let [_, key, value] = unique.as_slice() else {
+        return None;
+    };
+    Some(Twins {
+        key: schema.index_of(key).ok()?,
+        value: schema.index_of(value).ok()?,
+    })
 }
 
 /// The writer's properties; the columns of `schema` in `plain` are written without dictionary.
@@ -270,12 +287,24 @@ impl ParquetWriter {
         let mut inner = if needs_int96(&self.schema) {
             Inner::Int96(Int96FileWriter::new(self.schema.clone(), props)?)
         } else {
-            let opts = ArrowWriterOptions::new()
-                .with_properties(props)
-                .with_skip_arrow_metadata(true)
-                .with_schema_root("paimon_schema".to_string());
-            let writer = ArrowWriter::try_new_with_options(Vec::new(), self.schema.clone(), opts)?;
-            Inner::Arrow(writer)
+            let opts = || {
+                ArrowWriterOptions::new()
+                    .with_properties(props.clone())
+                    .with_skip_arrow_metadata(true)
+                    .with_schema_root("paimon_schema".to_string())
+            };
+            let twin = match twin_columns(&self.schema) {
+                Some(twins) => TwinWriter::try_new(self.schema.clone(), opts(), &props, twins)?,
+                None => None,
+            };
+            match twin {
+                Some(writer) => Inner::Twin(Box::new(writer)),
+                None => Inner::Arrow(ArrowWriter::try_new_with_options(
+                    Vec::new(),
+                    self.schema.clone(),
+                    opts(),
+                )?),
+            }
         };
         for b in batches {
             inner.write(b)?;
@@ -324,6 +353,7 @@ impl ParquetWriter {
         match &self.writer {
             Inner::Pending { bytes, .. } => *bytes as u64,
             Inner::Arrow(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            Inner::Twin(w) => w.estimated_size(),
             Inner::Int96(w) => w.estimated_size(),
         }
     }
@@ -338,6 +368,7 @@ impl ParquetWriter {
         match self.writer {
             Inner::Pending { .. } => Err(Error::internal("a Parquet writer was never started")),
             Inner::Arrow(w) => Ok(w.into_inner()?),
+            Inner::Twin(w) => w.finish(),
             Inner::Int96(w) => w.finish(),
         }
     }
@@ -348,6 +379,7 @@ impl Inner {
         match self {
             Inner::Pending { .. } => return Err(Error::internal("a Parquet writer not started")),
             Inner::Arrow(w) => w.write(batch)?,
+            Inner::Twin(w) => w.write(batch)?,
             Inner::Int96(w) => w.write(batch)?,
         }
         Ok(())
