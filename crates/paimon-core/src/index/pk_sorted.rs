@@ -74,6 +74,7 @@ pub fn build<K: Borrow<Key>>(
         compression,
         input.options.compression_level,
     );
+    w.reserve(n_u);
     let mut seen = Seen::new(n_u);
     let mut given = 0u64;
     for (key, ordinal) in values {

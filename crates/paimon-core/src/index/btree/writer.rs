@@ -79,6 +79,19 @@ impl BTreeIndexWriter {
         }
     }
 
+    /// Reserves the output for about `rows` more rows: ~20 bytes each for fixed-width keys of
+    /// distinct values (key, row id, lengths, entry offset), ~32 for strings; at most 256 MiB
+    /// (room reserved and never written costs no memory until touched).
+    pub fn reserve(&mut self, rows: u64) {
+        const MAX: u64 = 256 << 20;
+        let per_row = match self.key_type {
+            KeyType::String | KeyType::Decimal { .. } => 32,
+            _ => 20,
+        };
+        self.sst
+            .reserve(usize::try_from(rows.saturating_mul(per_row).min(MAX)).unwrap_or(0));
+    }
+
     /// Adds one row: `None` is a null value. Non-null keys must not decrease.
     pub fn write(&mut self, key: Option<&Key>, row_id: u64) -> Result<()> {
         self.row_count += 1;

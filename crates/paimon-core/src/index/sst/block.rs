@@ -264,7 +264,11 @@ impl BlockBuilder {
             out.extend_from_slice(&(self.positions.len() as u32).to_le_bytes());
         }
         out.push(if aligned { ALIGNED } else { UNALIGNED });
-        *self = BlockBuilder::new();
+        // The next block starts with this one's room: no regrowth from empty per block.
+        self.buf = Vec::with_capacity(out.capacity());
+        self.positions.clear();
+        self.aligned_size = 0;
+        self.aligned = true;
         out
     }
 }

@@ -32,6 +32,12 @@ impl SstWriter {
         }
     }
 
+    /// Reserves room for about `bytes` more output bytes (a payload's expected size), so the
+    /// output is not regrown and copied as it fills.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.out.reserve(bytes);
+    }
+
     /// Appends an entry; keys must be strictly increasing in the reader's comparator order.
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
         self.data.add(key, value);
@@ -49,7 +55,8 @@ impl SstWriter {
         }
         let mut data = std::mem::take(&mut self.data);
         let handle = self.write_block(&mut data);
-        self.data = BlockBuilder::new();
+        // `finish` reset the builder and kept its room.
+        self.data = data;
         self.index.add(&self.last_key, &handle.encode());
     }
 
