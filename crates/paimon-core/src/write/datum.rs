@@ -5,9 +5,7 @@
 //! checked against the table schema before any value is taken, so a mismatch here is an
 //! internal error.
 
-use arrow_arith::aggregate::{
-    max, max_binary, max_boolean, max_string, min, min_binary, min_boolean, min_string,
-};
+use arrow_arith::aggregate::{max, max_boolean, min, min_boolean};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     ArrowPrimitiveType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
@@ -17,6 +15,7 @@ use arrow_array::types::{
 use arrow_array::{Array, PrimitiveArray};
 use arrow_schema::TimeUnit;
 
+use super::byte_bounds::byte_bounds;
 use crate::arrow::schema::timestamp_unit;
 use crate::spec::datum::{Datum, Decimal, Timestamp};
 use crate::spec::types::{DataType, TypeKind};
@@ -167,17 +166,23 @@ pub(crate) fn min_max(array: &dyn Array, t: &DataType) -> Result<Option<(Datum, 
             let a = array
                 .as_string_opt::<i32>()
                 .ok_or_else(|| mismatch(t, array))?;
-            Ok(min_string(a)
-                .zip(max_string(a))
-                .map(|(lo, hi)| (Datum::String(lo.into()), Datum::String(hi.into()))))
+            Ok(byte_bounds(a).map(|(lo, hi)| {
+                (
+                    Datum::String(a.value(lo).into()),
+                    Datum::String(a.value(hi).into()),
+                )
+            }))
         }
         K::Binary(_) | K::VarBinary(_) | K::Blob => {
             let a = array
                 .as_binary_opt::<i32>()
                 .ok_or_else(|| mismatch(t, array))?;
-            Ok(min_binary(a)
-                .zip(max_binary(a))
-                .map(|(lo, hi)| (Datum::Binary(lo.to_vec()), Datum::Binary(hi.to_vec()))))
+            Ok(byte_bounds(a).map(|(lo, hi)| {
+                (
+                    Datum::Binary(a.value(lo).to_vec()),
+                    Datum::Binary(a.value(hi).to_vec()),
+                )
+            }))
         }
         _ => Ok(None),
     }

@@ -30,6 +30,7 @@
 
 mod avro;
 mod builder;
+mod byte_bounds;
 mod conform;
 mod cross_partition;
 pub(crate) mod datum;
