@@ -190,8 +190,12 @@ impl TwinWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
+        // The same buffers (the layout's clone of one array, sliced alike) or equal values.
+        // Every writer builds `_KEY_<k>` from `<k>` (`KvLayout::file_batch`, compaction
+        // included), so unequal columns are a bug, not data: refused rather than written.
         let (key, value) = (batch.column(self.twins.key), batch.column(self.twins.value));
-        if !Arc::ptr_eq(key, value) && key.to_data() != value.to_data() {
+        let (key, value) = (key.to_data(), value.to_data());
+        if !key.ptr_eq(&value) && key != value {
             return Err(Error::data_invalid(format!(
                 "primary-key column '{}' differs from its key column '{}'",
                 self.schema.field(self.twins.value).name(),
@@ -314,6 +318,9 @@ fn retarget(close: ColumnCloseResult, descr: Arc<ColumnDescriptor>) -> Result<Co
     }
     if let Some(s) = m.page_encoding_stats() {
         b = b.set_page_encoding_stats(s.clone());
+    }
+    if let Some(s) = m.geo_statistics() {
+        b = b.set_geo_statistics(Box::new(s.clone()));
     }
     Ok(ColumnCloseResult {
         metadata: b.build()?,

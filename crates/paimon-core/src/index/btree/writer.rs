@@ -80,10 +80,10 @@ impl BTreeIndexWriter {
     }
 
     /// Reserves the output for about `rows` more rows: ~20 bytes each for fixed-width keys of
-    /// distinct values (key, row id, lengths, entry offset), ~32 for strings; at most 256 MiB
-    /// (room reserved and never written costs no memory until touched).
+    /// distinct values (key, row id, lengths, entry offset), ~32 for strings; at most 32 MiB
+    /// (a column of few distinct values needs ~4 bytes a row: the rest is reserved unused).
     pub fn reserve(&mut self, rows: u64) {
-        const MAX: u64 = 256 << 20;
+        const MAX: u64 = 32 << 20;
         let per_row = match self.key_type {
             KeyType::String | KeyType::Decimal { .. } => 32,
             _ => 20,

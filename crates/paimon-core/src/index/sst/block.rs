@@ -264,8 +264,9 @@ impl BlockBuilder {
             out.extend_from_slice(&(self.positions.len() as u32).to_le_bytes());
         }
         out.push(if aligned { ALIGNED } else { UNALIGNED });
-        // The next block starts with this one's room: no regrowth from empty per block.
-        self.buf = Vec::with_capacity(out.capacity());
+        // The next block starts with this one's room (up to 2 MiB: one huge entry does not
+        // size every later block): no regrowth from empty per block.
+        self.buf = Vec::with_capacity(out.capacity().min(2 << 20));
         self.positions.clear();
         self.aligned_size = 0;
         self.aligned = true;
