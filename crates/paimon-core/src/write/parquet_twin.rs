@@ -7,8 +7,8 @@
 //!
 //! Used only when both columns are flat leaves of the same Parquet type, repetition and
 //! writer settings, without dictionary (the writer's unique columns) and with no row-group byte
-//! limit; each batch's two columns must hold equal values (the same array, as the writer's
-//! layout gives them, or equal ones, as compaction reads them), else the write fails.
+//! limit; each batch's two columns must hold equal values (the same buffers, as every writer's
+//! layout gives them, or equal ones), else the write fails.
 
 use std::sync::{Arc, Mutex};
 
@@ -168,7 +168,10 @@ impl TwinWriter {
             key_leaf,
             kept: kept.clone(),
         });
-        let options = options.with_page_store_factory(factory);
+        // The file is written with the schema the leaves were found in.
+        let options = options
+            .with_parquet_schema(parquet)
+            .with_page_store_factory(factory);
         let writer = ArrowWriter::try_new_with_options(Vec::new(), schema.clone(), options)?;
         let (file, factory) = writer.into_serialized_writer()?;
         Ok(Some(TwinWriter {
@@ -187,9 +190,6 @@ impl TwinWriter {
     /// Appends a batch of the file's schema, split at the row-group limit as `ArrowWriter`
     /// splits it.
     pub(super) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
         // The same buffers (the layout's clone of one array, sliced alike) or equal values.
         // Every writer builds `_KEY_<k>` from `<k>` (`KvLayout::file_batch`, compaction
         // included), so unequal columns are a bug, not data: refused rather than written.
@@ -202,6 +202,14 @@ impl TwinWriter {
                 self.schema.field(self.twins.key).name()
             )));
         }
+        self.write_rows(batch)
+    }
+
+    /// [`Self::write`] of a checked batch.
+    fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
         if self.group.is_none() {
             kept_pages(&self.kept)?.clear();
             let index = self.file.flushed_row_groups().len();
@@ -211,8 +219,8 @@ impl TwinWriter {
         if let Some(max) = self.max_rows {
             if buffered + batch.num_rows() > max {
                 let fit = max - buffered;
-                self.write(&batch.slice(0, fit))?;
-                return self.write(&batch.slice(fit, batch.num_rows() - fit));
+                self.write_rows(&batch.slice(0, fit))?;
+                return self.write_rows(&batch.slice(fit, batch.num_rows() - fit));
             }
         }
         let Some((writers, rows)) = self.group.as_mut() else {
