@@ -19,6 +19,7 @@ pub(crate) const DATA_PAGE_V2: i32 = 3;
 pub(crate) const PLAIN: i32 = 0;
 pub(crate) const PLAIN_DICTIONARY: i32 = 2;
 pub(crate) const RLE: i32 = 3;
+pub(crate) const DELTA_BINARY_PACKED: i32 = 5;
 pub(crate) const RLE_DICTIONARY: i32 = 8;
 
 /// What a page header says about its page.

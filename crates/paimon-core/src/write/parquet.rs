@@ -19,6 +19,15 @@
 //! pages; building it costed a tenth of a primary-key write for nothing. The `<k>` chunk of
 //! such a one-column key is the `_KEY_<k>` chunk's pages again, encoded once (`parquet_twin`).
 //!
+//! Divergence (encoding only): `_SEQUENCE_NUMBER` is written `DELTA_BINARY_PACKED`, not
+//! PLAIN. Sorted by key, a file's sequence numbers are scattered 8-byte integers whose high
+//! bytes are zero: PLAIN pages give zstd a short match every few bytes, and compressing them
+//! took longer than any other column of a primary-key write (~19 ms per 375K rows at level 1,
+//! against ~7 ms for the delta-packed values, which are also smaller). Every reader decodes
+//! the encoding: parquet-mr, Java Paimon's vectorized reader (`VectorizedDeltaBinaryPackedReader`),
+//! Arrow C++ (pypaimon, paimon-cpp) and arrow-rs; our point reads pick from it too
+//! (`read::point_pages`). Key and value columns keep Java's encodings.
+//!
 //! Like parquet-mr, a column whose first page does not shrink under its dictionary is written
 //! plain (`FallbackValuesWriter`'s first-page check); the writer decides it from the file's
 //! first page of rows, held until they are in (`parquet_dictionary`), since arrow-rs would
@@ -35,7 +44,7 @@ use arrow_data::ArrayData;
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, GzipLevel, ZstdLevel};
+use parquet::basic::{Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
@@ -155,6 +164,10 @@ fn properties(
         .chain(plain.iter().cloned())
     {
         b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
+    }
+    if schema.fields().iter().any(|f| f.name() == SEQUENCE_NUMBER) {
+        let path = ColumnPath::new(vec![SEQUENCE_NUMBER.to_string()]);
+        b = b.set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
     }
     Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(compression(options)?)
@@ -451,6 +464,38 @@ mod tests {
         ];
         let want: Vec<(String, bool)> = want.iter().map(|(n, d)| (n.to_string(), *d)).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn sequence_numbers_are_delta_packed_and_read_back() {
+        // Scattered sequence numbers, as a file sorted by key holds them.
+        let batch = pk_batch();
+        let seq: Int64Array = (0..5000i64).map(|i| Some((i * 7919) % 5003 + 1)).collect();
+        let mut columns = batch.columns().to_vec();
+        columns[1] = Arc::new(seq.clone());
+        let batch = RecordBatch::try_new(batch.schema(), columns).unwrap();
+        let options = TableOptions::from_map(&HashMap::new()).unwrap();
+        let mut w = ParquetWriter::new(batch.schema(), &options).unwrap();
+        w.write(&batch).unwrap();
+        let bytes = Bytes::from(w.finish().unwrap());
+        let reader = SerializedFileReader::new(bytes.clone()).unwrap();
+        for c in reader.metadata().row_group(0).columns() {
+            let name = c.column_path().string();
+            let delta = c.encodings().any(|e| e == Encoding::DELTA_BINARY_PACKED);
+            assert_eq!(
+                delta,
+                name == "_SEQUENCE_NUMBER",
+                "{name}: {:?}",
+                c.encodings().collect::<Vec<_>>()
+            );
+        }
+        let back = parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(bytes, 8192)
+            .unwrap()
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .unwrap();
+        let back = arrow_select::concat::concat_batches(&back[0].schema(), &back).unwrap();
+        assert_eq!(back.column(1).as_ref(), &seq as &dyn arrow_array::Array);
+        assert_eq!(back.column(0).as_ref(), batch.column(0).as_ref());
     }
 
     /// parquet-mr's first-page check (`parquet_dictionary`): columns of an append file whose

@@ -17,9 +17,10 @@ use paimon_core::spec::types::TypeKind;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 use serde_json::{Map, Value};
 
 use crate::bucket_pruning::Rng;
@@ -275,7 +276,15 @@ pub fn rewrite_parquet_as(
     {
         let page = (rows / d).max(2);
         let write = |pad: usize| -> Option<Vec<u8>> {
-            let props = WriterProperties::builder()
+            let mut props = WriterProperties::builder();
+            // As our writer encodes the sequence numbers of a primary-key file.
+            if schema.field_with_name("_SEQUENCE_NUMBER").is_ok() {
+                let seq = ColumnPath::new(vec!["_SEQUENCE_NUMBER".to_string()]);
+                props = props
+                    .set_column_dictionary_enabled(seq.clone(), false)
+                    .set_column_encoding(seq, Encoding::DELTA_BINARY_PACKED);
+            }
+            let props = props
                 .set_dictionary_enabled(dictionary)
                 .set_statistics_enabled(EnabledStatistics::Page)
                 .set_data_page_row_count_limit(page)

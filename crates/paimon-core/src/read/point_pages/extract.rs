@@ -2,18 +2,19 @@
 //!
 //! A flat column's page (no repetition levels, definition levels of at most 1) is read the way
 //! the format lays it out: definition levels first (RLE/bit-packed hybrid, bit width 1), then
-//! the values, PLAIN (fixed width, length-prefixed byte arrays, or bits for booleans) or
+//! the values, PLAIN (fixed width, length-prefixed byte arrays, or bits for booleans),
 //! dictionary indices (a bit width byte, then a hybrid run of indices into the chunk's
-//! dictionary page, whose values are PLAIN). Only the bytes up to the last wanted row are
+//! dictionary page, whose values are PLAIN), or `DELTA_BINARY_PACKED` integers ([`delta`]). Only the bytes up to the last wanted row are
 //! decompressed ([`PagePrefix`]). Any other encoding or layout is `None`: the caller reads the
 //! file with arrow-rs instead.
 
 use bytes::Bytes;
 use parquet::basic::{Compression, Type as PhysicalType};
 
+use super::delta;
 use super::prefix::PagePrefix;
 use crate::read::page_header::{
-    PageHeader, DATA_PAGE_V2, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY, RLE,
+    PageHeader, DATA_PAGE_V2, DELTA_BINARY_PACKED, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY, RLE,
 };
 
 /// What a flat leaf column is, as far as reading its values goes.
@@ -208,6 +209,12 @@ pub(crate) fn pick(
                 plain.push(leaf, i, out)?;
             }
         }
+    } else if h.encoding == DELTA_BINARY_PACKED
+        && matches!(leaf.physical, PhysicalType::INT32 | PhysicalType::INT64)
+    {
+        let wanted: Vec<usize> = located.iter().filter(|l| l.0).map(|l| l.1).collect();
+        let width = leaf.width?;
+        delta::pick(&mut values, values_start, width, &wanted, &mut out.plain)?;
     } else {
         return None;
     }
@@ -399,7 +406,7 @@ fn hybrid(
 }
 
 /// An unsigned LEB128 varint at `*pos`, advancing it.
-fn varint(p: &mut PagePrefix, pos: &mut usize) -> Option<u64> {
+pub(super) fn varint(p: &mut PagePrefix, pos: &mut usize) -> Option<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *p.get(*pos, *pos + 1)?.first()?;

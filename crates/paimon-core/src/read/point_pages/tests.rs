@@ -14,7 +14,8 @@ use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderB
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::PageIndexPolicy;
-use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
+use parquet::schema::types::ColumnPath;
 
 use super::*;
 use crate::read::test_files::{groups, metadata, parquet_bytes, reader, stored};
@@ -113,11 +114,22 @@ fn written(
     rg_rows: usize,
     encoding: Option<Encoding>,
 ) -> Bytes {
-    let b = batch(ROWS);
     let mut props = WriterProperties::builder();
     if let Some(e) = encoding {
         props = props.set_encoding(e);
     }
+    written_with(props, version, codec, dictionary, rg_rows)
+}
+
+/// [`written`] with `props`' settings besides.
+fn written_with(
+    props: WriterPropertiesBuilder,
+    version: WriterVersion,
+    codec: Compression,
+    dictionary: bool,
+    rg_rows: usize,
+) -> Bytes {
+    let b = batch(ROWS);
     let props = props
         .set_writer_version(version)
         .set_compression(codec)
@@ -201,6 +213,12 @@ fn random_ranges(rng: &mut Rng) -> Vec<RowRange> {
 
 async fn check_random(bytes: Bytes, label: &str, seed: u64) {
     let all: Vec<usize> = (0..batch(1).num_columns()).collect();
+    check_random_in(bytes, label, seed, &all).await;
+}
+
+/// [`check_random`] over the columns `all` (and subsets of them).
+async fn check_random_in(bytes: Bytes, label: &str, seed: u64, all: &[usize]) {
+    let all = all.to_vec();
     let mut rng = Rng(seed);
     for round in 0..40 {
         let ranges = random_ranges(&mut rng);
@@ -209,7 +227,7 @@ async fn check_random(bytes: Bytes, label: &str, seed: u64) {
         } else {
             let mut r: Vec<usize> = all.iter().copied().filter(|_| rng.below(2) == 0).collect();
             if r.is_empty() {
-                r.push(rng.below(all.len()));
+                r.push(all[rng.below(all.len())]);
             }
             r
         };
@@ -252,13 +270,48 @@ async fn random_rows_equal_arrow_rs_for_every_layout() {
     }
 }
 
+/// The integer and floating-point columns of [`batch`]: `id`, `k`, `small`, `f`, `d`, `day`,
+/// `ts`.
+const NUMBERS: [usize; 7] = [0, 1, 2, 4, 5, 11, 12];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delta_packed_integers_equal_arrow_rs() {
+    // v2's default without dictionary (`DELTA_BINARY_PACKED` integers, PLAIN floats), and v1
+    // pages encoded so (as our `_SEQUENCE_NUMBER`), in every codec read here.
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let mut seed = 101;
+    for codec in [zstd, Compression::SNAPPY, Compression::UNCOMPRESSED] {
+        for version in [WriterVersion::PARQUET_2_0, WriterVersion::PARQUET_1_0] {
+            let mut props = WriterProperties::builder();
+            if version == WriterVersion::PARQUET_1_0 {
+                for name in ["id", "k", "small", "day", "ts"] {
+                    let path = ColumnPath::new(vec![name.to_string()]);
+                    props = props.set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+                }
+            }
+            for rg_rows in [ROWS, 1800] {
+                let bytes = written_with(props.clone(), version, codec, false, rg_rows);
+                let meta = metadata(&bytes);
+                let chunk = meta.metadata().row_group(0).column(0);
+                assert!(chunk
+                    .encodings()
+                    .any(|e| e == Encoding::DELTA_BINARY_PACKED));
+                let label = format!("{version:?} {codec:?} rg={rg_rows}");
+                seed += 1;
+                check_random_in(bytes, &label, seed, &NUMBERS).await;
+            }
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_is_not_read_here_falls_back() {
     let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
     let ranges = [10u64..12];
-    // DELTA encodings (v2's default without dictionary) for the integer column.
+    // DELTA encodings of byte arrays (v2's default without dictionary) for the string column.
     let delta = written(WriterVersion::PARQUET_2_0, zstd, false, ROWS, None);
-    assert!(ours(&delta, &[0], &ranges).await.is_none());
+    assert!(ours(&delta, &[6], &ranges).await.is_none());
+    assert!(ours(&delta, &[0, 6], &ranges).await.is_none());
     // GZIP is not decompressed here.
     let gzip = write(
         WriterVersion::PARQUET_1_0,
