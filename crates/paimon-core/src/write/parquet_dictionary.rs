@@ -54,31 +54,40 @@ impl PageSample {
 }
 
 /// The first-page sample of `column` over `batches`: at most `page_rows` rows, and no more
-/// once the plain bytes reach `page_bytes`; and the number of distinct values. `key` gives a
-/// non-null value's identity and plain size; `None` when it cannot (no decision then).
-fn sample<'a, K: std::hash::Hash + Eq + Copy>(
+/// once the plain bytes reach `page_bytes`; and the number of distinct values. `values` gives,
+/// per batch, the identity and plain size of a non-null value by row (the column cast once
+/// per batch, not per value); `None` when it cannot (no decision then).
+fn sample<'a, K, F>(
     batches: &'a [RecordBatch],
     column: usize,
     (page_rows, page_bytes): (usize, usize),
-    key: impl Fn(&'a ArrayRef, usize) -> Option<(K, usize)>,
-) -> Option<(PageSample, usize)> {
+    values: impl Fn(&'a ArrayRef) -> Option<F>,
+) -> Option<(PageSample, usize)>
+where
+    K: std::hash::Hash + Eq + Copy,
+    F: Fn(usize) -> (K, usize),
+{
     let mut s = PageSample::default();
-    let mut seen: HashSet<K> = HashSet::new();
+    // The hash of a value in the hot loop; `RandomState`: seeded per process, so crafted
+    // values cannot make the set slow.
+    let mut seen: HashSet<K, foldhash::fast::RandomState> = HashSet::default();
     let mut last: Option<K> = None;
     let mut rows = 0;
     'batches: for batch in batches {
         let Some(array) = batch.columns().get(column) else {
             break;
         };
+        let value_at = values(array)?;
+        let nulls = array.nulls();
         for row in 0..array.len() {
             if rows >= page_rows || s.raw >= page_bytes {
                 break 'batches;
             }
             rows += 1;
-            if array.is_null(row) {
+            if nulls.is_some_and(|n| n.is_null(row)) {
                 continue;
             }
-            let (value, plain) = key(array, row)?;
+            let (value, plain) = value_at(row);
             s.values += 1;
             s.raw += plain;
             if last != Some(value) {
@@ -94,18 +103,30 @@ fn sample<'a, K: std::hash::Hash + Eq + Copy>(
 }
 
 /// The sample of `column` by its Arrow type: fixed-width values by their bits (TINYINT and
-/// SMALLINT are Parquet INT32), strings and binaries by their bytes; `None` for a type this
-/// check leaves alone.
-fn sample_column(
-    batches: &[RecordBatch],
+/// SMALLINT are Parquet INT32), strings and binaries by their bytes (a 4-byte length and the
+/// bytes); `None` for a type this check leaves alone.
+fn sample_column<'a>(
+    batches: &'a [RecordBatch],
     column: usize,
     page: (usize, usize),
 ) -> Option<(PageSample, usize)> {
     macro_rules! prim {
         ($t:ty, $width:expr, $bits:expr) => {
-            sample(batches, column, page, |a: &ArrayRef, row| {
-                a.as_primitive_opt::<$t>()
-                    .map(|p| ($bits(p.value(row)), $width))
+            sample(batches, column, page, |a: &ArrayRef| {
+                let values = a.as_primitive_opt::<$t>()?.values();
+                Some(move |row: usize| ($bits(values[row]), $width))
+            })
+        };
+    }
+    // Strings and binaries by their bytes: a 4-byte length and the bytes, plain.
+    macro_rules! bytes {
+        ($cast:ident::<$o:ty>, $bytes:expr) => {
+            sample(batches, column, page, |a: &'a ArrayRef| {
+                let array = a.$cast::<$o>()?;
+                Some(move |row: usize| {
+                    let v: &[u8] = $bytes(array.value(row));
+                    (v, 4 + v.len())
+                })
             })
         };
     }
@@ -133,29 +154,12 @@ fn sample_column(
         ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
             prim!(TimestampNanosecondType, 8, |v: i64| v as u64)
         }
-        ArrowType::Utf8 | ArrowType::Binary | ArrowType::LargeUtf8 | ArrowType::LargeBinary => {
-            sample_bytes(batches, column, page)
-        }
+        ArrowType::Utf8 => bytes!(as_string_opt::<i32>, |v: &'a str| v.as_bytes()),
+        ArrowType::LargeUtf8 => bytes!(as_string_opt::<i64>, |v: &'a str| v.as_bytes()),
+        ArrowType::Binary => bytes!(as_binary_opt::<i32>, |v: &'a [u8]| v),
+        ArrowType::LargeBinary => bytes!(as_binary_opt::<i64>, |v: &'a [u8]| v),
         _ => None,
     }
-}
-
-/// The sample of a string or binary column: values by their bytes (4-byte length + bytes).
-fn sample_bytes(
-    batches: &[RecordBatch],
-    column: usize,
-    page: (usize, usize),
-) -> Option<(PageSample, usize)> {
-    sample(batches, column, page, |a: &ArrayRef, row| {
-        let bytes: &[u8] = match a.data_type() {
-            ArrowType::Utf8 => a.as_string_opt::<i32>()?.value(row).as_bytes(),
-            ArrowType::LargeUtf8 => a.as_string_opt::<i64>()?.value(row).as_bytes(),
-            ArrowType::Binary => a.as_binary_opt::<i32>()?.value(row),
-            ArrowType::LargeBinary => a.as_binary_opt::<i64>()?.value(row),
-            _ => return None,
-        };
-        Some((bytes, 4 + bytes.len()))
-    })
 }
 
 /// The top-level columns of `batches` (the file's first rows) that parquet-mr would write
@@ -188,7 +192,10 @@ pub(super) fn plain_columns(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{Int32Array, Int64Array, Int8Array, StringArray};
+    use arrow_array::{
+        BinaryArray, Int32Array, Int64Array, Int8Array, LargeBinaryArray, LargeStringArray,
+        StringArray,
+    };
     use arrow_schema::{Field, Schema};
     use std::sync::Arc;
 
@@ -226,10 +233,28 @@ mod tests {
                     (0..n).map(|i| format!("name-{i}")),
                 )),
             ),
+            (
+                "large",
+                Arc::new(LargeStringArray::from_iter_values(
+                    (0..n).map(|i| format!("l{}", i % 1000)),
+                )),
+            ),
+            (
+                "bytes",
+                Arc::new(BinaryArray::from_iter_values(
+                    (0..n).map(|i| i.to_le_bytes()),
+                )),
+            ),
+            (
+                "large_bytes",
+                Arc::new(LargeBinaryArray::from_iter_values(
+                    (0..n).map(|i| [(i % 7) as u8]),
+                )),
+            ),
         ]);
         assert_eq!(
             plain_columns(&[b], 20_000, 1 << 20, &[]),
-            vec!["unique", "names"]
+            vec!["unique", "names", "bytes"]
         );
     }
 
