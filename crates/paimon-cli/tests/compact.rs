@@ -63,12 +63,14 @@ fn compact_full_keeps_rows_and_reports_buckets() {
     assert!(!out.contains("p=b"), "{out}");
     assert!(out.contains("snapshot 3: compacted"), "{out}");
     assert_eq!(sorted_rows(t), before);
-    let out = ok(&paimon(&["compact", t, "--full"]));
+    let out = ok(&paimon(&["compact", t, "--full", "--parallelism", "1"]));
     assert!(
         out.contains("partition [p=b]") && !out.contains("p=a"),
         "{out}"
     );
     assert_eq!(sorted_rows(t), before);
     let bad = paimon(&["compact", t, "--partition", "nonsense"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = paimon(&["compact", t, "--parallelism", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }

@@ -28,6 +28,9 @@ pub struct Args {
     /// Commit user recorded in the snapshot.
     #[arg(long, default_value = "paimon-rs")]
     commit_user: String,
+    /// Buckets compacted at once (default: 2 × cores).
+    #[arg(long)]
+    parallelism: Option<std::num::NonZeroUsize>,
 }
 
 /// Parses `k=v,k2=v2` into a partition spec.
@@ -56,6 +59,9 @@ pub async fn run(a: Args) -> Result<()> {
             .map(|p| partition_spec(p))
             .collect::<Result<Vec<_>>>()?;
         builder = builder.with_partitions(specs);
+    }
+    if let Some(n) = a.parallelism {
+        builder = builder.with_parallelism(n);
     }
     if let Some(b) = a.bucket {
         builder = builder.with_bucket(b);

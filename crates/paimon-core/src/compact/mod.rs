@@ -43,6 +43,7 @@ pub(crate) mod universal;
 mod vectors;
 
 use std::collections::{BTreeMap, HashMap};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use crate::catalog::Table;
@@ -66,6 +67,7 @@ pub struct CompactBuilder {
     bucket: Option<i32>,
     full: bool,
     commit_user: Option<String>,
+    parallelism: Option<NonZeroUsize>,
 }
 
 /// What one bucket's compaction did.
@@ -101,6 +103,7 @@ impl CompactBuilder {
             bucket: None,
             full: false,
             commit_user: None,
+            parallelism: None,
         }
     }
 
@@ -130,6 +133,18 @@ impl CompactBuilder {
     #[must_use]
     pub fn with_commit_user(mut self, user: impl Into<String>) -> Self {
         self.commit_user = Some(user.into());
+        self
+    }
+
+    /// Buckets compacted at once (default: twice the available cores). A bucket's compaction
+    /// hands batches between the runtime's decode tasks and its own thread (merge, encode,
+    /// payloads) and waits on its file reads and writes; with one bucket per core the cores
+    /// sat idle for about a tenth of a full compaction, which a second bucket per core fills.
+    /// Each bucket holds its open output file (up to `target-file-size`) and the batches
+    /// decoded ahead, so memory grows with this number.
+    #[must_use]
+    pub fn with_parallelism(mut self, n: NonZeroUsize) -> Self {
+        self.parallelism = Some(n);
         self
     }
 
@@ -168,7 +183,15 @@ impl CompactBuilder {
         });
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
-        for (bucket, message) in parallel::run(cx, buckets).await?.into_iter().flatten() {
+        let parallelism = self.parallelism.map_or_else(
+            || crate::blocking::default_parallelism().saturating_mul(2),
+            NonZeroUsize::get,
+        );
+        for (bucket, message) in parallel::run(cx, buckets, parallelism)
+            .await?
+            .into_iter()
+            .flatten()
+        {
             report.buckets.push(bucket);
             messages.push(message);
         }
