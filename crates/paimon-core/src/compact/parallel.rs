@@ -1,9 +1,9 @@
 //! The buckets of one compaction run at once, up to a parallelism (by default twice the
 //! available cores, `CompactBuilder::with_parallelism`: each bucket's read, merge, file writes
 //! and payload build are independent of the others, and mostly but not wholly CPU-bound),
-//! through [`crate::blocking::map_blocking`]. Outcomes come back in bucket order; every started bucket
-//! runs to its end before the first error is returned (no compaction keeps writing after the
-//! caller has returned).
+//! through [`crate::blocking::map_blocking`]. Outcomes come back in bucket order; every
+//! started bucket runs to its end before the first error is returned (no compaction keeps
+//! writing after the caller has returned).
 
 use std::sync::Arc;
 

@@ -4,9 +4,9 @@
 //! the format lays it out: definition levels first (RLE/bit-packed hybrid, bit width 1), then
 //! the values, PLAIN (fixed width, length-prefixed byte arrays, or bits for booleans),
 //! dictionary indices (a bit width byte, then a hybrid run of indices into the chunk's
-//! dictionary page, whose values are PLAIN), or `DELTA_BINARY_PACKED` integers ([`delta`]). Only the bytes up to the last wanted row are
-//! decompressed ([`PagePrefix`]). Any other encoding or layout is `None`: the caller reads the
-//! file with arrow-rs instead.
+//! dictionary page, whose values are PLAIN), or `DELTA_BINARY_PACKED` integers ([`delta`]).
+//! Only the bytes up to the last wanted row are decompressed ([`PagePrefix`]). Any other
+//! encoding or layout is `None`: the caller reads the file with arrow-rs instead.
 
 use bytes::Bytes;
 use parquet::basic::{Compression, Type as PhysicalType};

@@ -9,15 +9,17 @@
 //! ([`extract`]). A zstd page is fetched only as far as that row likely needs (its share of the
 //! page's bytes and a margin, [`likely_range`]), and whole when that proves short. The values
 //! of each column then form one small uncompressed PLAIN page that arrow-rs decodes as usual,
-//! so types, logical-type conversions and the schema are exactly those of a normal read. Dictionary-encoded pages look their indices up in the chunk's
-//! dictionary page, decompressed as far as the largest index; `DELTA_BINARY_PACKED` integer
-//! pages (our `_SEQUENCE_NUMBER`) are decoded as far as the last wanted row.
+//! so types, logical-type conversions and the schema are exactly those of a normal read.
+//! Dictionary-encoded pages look their indices up in the chunk's dictionary page, decompressed
+//! as far as the largest index; `DELTA_BINARY_PACKED` integer pages (our `_SEQUENCE_NUMBER`)
+//! are decoded as far as the last wanted row ([`delta`]).
 //!
 //! Applies when every projected column is a flat leaf (no repetition, definition level at
 //! most 1), the file has an offset index, and every touched page is PLAIN, dictionary or
-//! (INT32, INT64) `DELTA_BINARY_PACKED` encoded with a codec read here (zstd, Snappy, LZ4 raw, none). Anything else, and any error
-//! (an unreadable header, data that does not decompress), is `None`: the caller reads the same
-//! rows with arrow-rs, which also reports what is wrong with the file.
+//! (INT32, INT64) `DELTA_BINARY_PACKED` encoded with a codec read here (zstd, Snappy, LZ4 raw,
+//! none). Anything else, and any error (an unreadable header, data that does not decompress),
+//! is `None`: the caller reads the same rows with arrow-rs, which also reports what is wrong
+//! with the file.
 
 mod delta;
 mod extract;
