@@ -159,15 +159,14 @@ fn properties(
     plain: &[String],
 ) -> Result<WriterProperties> {
     let mut b = WriterProperties::builder();
-    for name in unique_columns(schema)
-        .into_iter()
-        .chain(plain.iter().cloned())
-    {
-        b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
-    }
-    if schema.fields().iter().any(|f| f.name() == SEQUENCE_NUMBER) {
+    let unique = unique_columns(schema);
+    // Present in every primary-key file (the first of its unique columns).
+    if unique.iter().any(|n| n == SEQUENCE_NUMBER) {
         let path = ColumnPath::new(vec![SEQUENCE_NUMBER.to_string()]);
         b = b.set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+    }
+    for name in unique.into_iter().chain(plain.iter().cloned()) {
+        b = b.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
     }
     Ok(b.set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(compression(options)?)

@@ -13,7 +13,7 @@
 //! 2^32 whether a writer computed 32-bit deltas (parquet-mr) or 64-bit ones (arrow-rs).
 //! Anything malformed is `None`; the caller then reads the page with arrow-rs.
 
-use super::extract::varint;
+use super::extract::{unpack, varint};
 use super::prefix::PagePrefix;
 
 /// Values per block at most (writers use 128 to 1024): bounds the work a corrupt header asks.
@@ -110,25 +110,6 @@ impl Emit<'_> {
             self.next += 1;
         }
     }
-}
-
-/// The `bits`-bit number at bit `bit` of `packed` (LSB first); the caller keeps it in bounds.
-fn unpack(packed: &[u8], bit: usize, bits: usize) -> u64 {
-    if bits == 0 {
-        return 0;
-    }
-    let first = bit / 8;
-    let end = (bit + bits).div_ceil(8).min(packed.len());
-    let word = packed[first..end]
-        .iter()
-        .rev()
-        .fold(0u128, |w, &b| (w << 8) | u128::from(b));
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    (word >> (bit % 8)) as u64 & mask
 }
 
 fn zigzag(v: u64) -> i64 {

@@ -392,17 +392,34 @@ fn hybrid(
                 Run::Packed { at, .. } => {
                     let bit = (n - index) * w;
                     let raw = p.get(at + bit / 8, at + (bit + w).div_ceil(8))?;
-                    let word = raw
-                        .iter()
-                        .enumerate()
-                        .fold(0u64, |v, (k, b)| v | u64::from(*b) << (8 * k));
-                    ((word >> (bit % 8)) & ((1u64 << w) - 1)) as u32
+                    unpack(raw, bit % 8, w) as u32
                 }
             });
         }
         index = run_end;
     }
     Some(out)
+}
+
+/// The `bits`-bit number (at most 64) at bit `bit` of `packed`, packed LSB first as Parquet
+/// packs bit-packed runs and delta miniblocks; bits past the slice's end read as zeros.
+pub(super) fn unpack(packed: &[u8], bit: usize, bits: usize) -> u64 {
+    if bits == 0 {
+        return 0;
+    }
+    let first = bit / 8;
+    let end = (bit + bits).div_ceil(8).min(packed.len());
+    let word = packed
+        .get(first..end)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .fold(0u128, |w, &b| (w << 8) | u128::from(b));
+    let mask = match bits {
+        64.. => u64::MAX,
+        _ => (1u64 << bits) - 1,
+    };
+    (word >> (bit % 8)) as u64 & mask
 }
 
 /// An unsigned LEB128 varint at `*pos`, advancing it.
