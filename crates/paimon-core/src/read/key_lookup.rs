@@ -7,25 +7,21 @@
 //! ([`super::file_reader::SelectiveRead::sorted_key`]) whose predicate bounds that column on
 //! both sides, when more rows than one batch (the read's batch size) are left to search: below
 //! that, a second pass saves nothing. Fails open: a key pass that cannot decode, or values that are not sorted, leave
-//! the selection unchanged (counted as a fallback). A search that stopped in its last page
-//! returns the check of that page's rest with its rows ([`Narrowed::unconfirmed`]); the caller
-//! believes them only once it holds.
+//! the selection unchanged (counted as a fallback). The search relies on primary-key files
+//! being sorted by key as far as it does not decode them (see [`key_pages`]).
 
 mod key_pages;
-
-use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 
-use self::key_pages::{KeyPages, Search};
+use self::key_pages::KeyPages;
 use super::dictionary_skip::without_unused_dictionaries;
 use super::evolution::ReadMapping;
 use super::file_reader::DataFileRead;
 use super::key_search::{key_intervals, search, searchable, KeyInterval, KeySearch};
-use super::metrics::ReadMetrics;
 use super::parquet::{leaf_columns, row_selection, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
@@ -50,41 +46,9 @@ pub(crate) struct KeyPass<'a> {
     pub(crate) ranges: Option<&'a [RowRange]>,
 }
 
-/// Rows a key search narrowed a file to.
-pub(crate) struct Narrowed {
-    /// The rows of the file whose leading key may match the predicate (sorted, disjoint,
-    /// file-global).
-    pub(crate) rows: Vec<RowRange>,
-    /// The check still owed on the rest of the last key page, running on its own runtime task
-    /// beside the read: `rows` hold only once [`Unconfirmed::confirm`] says so.
-    pub(crate) unconfirmed: Option<Unconfirmed>,
-}
-
-/// A key search whose last page is being checked ([`key_pages::RestOfPage`]); the search is
-/// counted once the check is known.
-pub(crate) struct Unconfirmed {
-    check: tokio::task::JoinHandle<bool>,
-    rows_skipped: u64,
-    metrics: Arc<ReadMetrics>,
-}
-
-impl Unconfirmed {
-    /// Whether the rest of the page proved sorted (a panic or a cancelled check is `false`);
-    /// counts the search, or its fallback.
-    pub(crate) async fn confirm(self) -> bool {
-        let sorted = self.check.await.unwrap_or(false);
-        if sorted {
-            self.metrics.add_key_search(self.rows_skipped);
-        } else {
-            self.metrics.add_key_search_fallback();
-        }
-        sorted
-    }
-}
-
-/// The rows of the file whose leading key may match the predicate, or `None` when the search
-/// does not apply or falls back.
-pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
+/// The rows of the file whose leading key may match the predicate (sorted, disjoint,
+/// file-global), or `None` when the search does not apply or falls back.
+pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
     let s = pass.read.selective.as_ref()?;
     let key = s.sorted_key.as_ref()?;
     if !searchable(&key.data_type.kind) {
@@ -104,26 +68,12 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
         Some(leaf) => key_pages::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
     };
-    // Without a runtime to check it beside the read, the rest of the last page is checked here.
-    let direct = match direct {
-        Some(search) if tokio::runtime::Handle::try_current().is_err() => Some(Search {
-            pages: search.settle(),
-            rest: None,
-        }),
-        direct => direct,
-    };
-    let (found, rest) = match direct {
-        Some(Search {
-            pages: KeyPages::Found(rows),
-            rest,
-        }) => (Some(intersect(&positions, &rows)), rest),
-        Some(Search {
-            pages: KeyPages::Unsorted,
-            ..
-        }) => (None, None),
+    let found = match direct {
+        Some(KeyPages::Found(rows)) => Some(intersect(&positions, &rows)),
+        Some(KeyPages::Unsorted) => None,
         None => match decode_keys(&pass, key, &kept_rows, candidates).await {
-            Some(keys) => (search_keys(&keys, key, &intervals, &positions), None),
-            None => (None, None),
+            Some(keys) => search_keys(&keys, key, &intervals, &positions),
+            None => None,
         },
     };
     let Some(rows) = found else {
@@ -131,20 +81,8 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Narrowed> {
         return None;
     };
     let left: u64 = rows.iter().map(|r| r.end - r.start).sum();
-    let rows_skipped = candidates.saturating_sub(left);
-    // A task of the runtime's own workers, not a blocking thread: a point lookup's process
-    // would create a third thread for it (and fault in its stack and allocator arena) only to
-    // share two cores with the workers, which pick the found rows' values meanwhile. The check
-    // is CPU-bound like those picks (a page's decompression, ~1 ms), which also run on workers.
-    let unconfirmed = rest.map(|rest| Unconfirmed {
-        check: tokio::spawn(async move { rest.check() }),
-        rows_skipped,
-        metrics: s.metrics.clone(),
-    });
-    if unconfirmed.is_none() {
-        s.metrics.add_key_search(rows_skipped);
-    }
-    Some(Narrowed { rows, unconfirmed })
+    s.metrics.add_key_search(candidates.saturating_sub(left));
+    Some(rows)
 }
 
 /// The key column's one leaf in the file.

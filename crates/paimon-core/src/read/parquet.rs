@@ -34,7 +34,7 @@ use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use super::dictionary_skip;
 use super::evolution::ReadMapping;
 use super::file_reader::{DataFileRead, OpenedFile};
-use super::key_lookup::{self, KeyPass, Narrowed};
+use super::key_lookup::{self, KeyPass};
 use super::late;
 use super::page_index::{load_page_index, prune_pages};
 use super::parallel_columns;
@@ -276,13 +276,13 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         groups: &groups,
         ranges: ranges.as_deref(),
     };
-    let (searched, unconfirmed) = match key_lookup::narrow(pass).await {
-        Some(Narrowed { rows, unconfirmed }) => {
+    let searched = match key_lookup::narrow(pass).await {
+        Some(rows) => {
             groups.retain(|(_, g)| !intersect(std::slice::from_ref(g), &rows).is_empty());
             ranges = Some(rows);
-            (true, unconfirmed)
+            true
         }
-        None => (false, None),
+        None => false,
     };
     // Late materialization only with evidence that the predicate is selective in this file:
     // pages pruned, a key search (whose runs are the answer's superset already: a row filter
@@ -341,17 +341,6 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         }
         None => None,
     };
-    // The key search's rows are believed only once the rest of its last page proved sorted
-    // (checked meanwhile); else the file is read again without it.
-    if let Some(u) = unconfirmed {
-        if !u.confirm().await {
-            let mut read = read;
-            if let Some(s) = read.selective.as_mut() {
-                s.sorted_key = None;
-            }
-            return Box::pin(read_parquet(io, read)).await;
-        }
-    }
     if let Some(batches) = point {
         let batches = futures::stream::iter(batches.into_iter().map(Ok))
             .map(project)

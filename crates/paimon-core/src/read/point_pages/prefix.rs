@@ -104,9 +104,7 @@ impl Reuse {
 pub(crate) struct PagePrefix {
     /// The section as stored.
     input: Bytes,
-    /// Where `out` starts in the section: 0, or a window's start ([`PagePrefix::window`]).
-    base: usize,
-    /// Decompressed bytes so far (from `base`).
+    /// Decompressed bytes so far (from the section's start).
     out: Vec<u8>,
     /// The section's decompressed size (from the page header).
     total: usize,
@@ -122,7 +120,6 @@ impl PagePrefix {
     pub(crate) fn new(input: Bytes, total: usize, codec: Compression) -> Option<PagePrefix> {
         let mut prefix = PagePrefix {
             input,
-            base: 0,
             out: Vec::new(),
             total,
             consumed: 0,
@@ -163,7 +160,6 @@ impl PagePrefix {
         PagePrefix {
             out: bytes.to_vec(),
             input: bytes,
-            base: 0,
             total,
             consumed: total,
             zstd: None,
@@ -190,28 +186,13 @@ impl PagePrefix {
     /// Bytes `start..end` of the decompressed section, decompressing as far as needed;
     /// `None` past the section's end or when the data does not decompress.
     pub(crate) fn get(&mut self, start: usize, end: usize) -> Option<&[u8]> {
-        if start > end || end > self.total || start < self.base {
+        if start > end || end > self.total {
             return None;
         }
-        while self.base + self.out.len() < end {
+        while self.out.len() < end {
             self.step()?;
         }
-        self.out.get(start - self.base..end - self.base)
-    }
-
-    /// Bytes `start..end` (decompressed as far as needed) copied into a section of their own,
-    /// of the same total size: reading outside them is `None`. A few values handed on while
-    /// this decoder goes on.
-    pub(crate) fn window(&mut self, start: usize, end: usize) -> Option<PagePrefix> {
-        let out = self.get(start, end)?.to_vec();
-        Some(PagePrefix {
-            input: Bytes::new(),
-            base: start,
-            out,
-            total: self.total,
-            consumed: 0,
-            zstd: None,
-        })
+        self.out.get(start..end)
     }
 
     /// Decompresses the next slice of input; `None` when nothing more can be produced.
@@ -271,23 +252,6 @@ mod tests {
         assert_eq!(p.get(0, raw.len()).unwrap(), &raw[..]);
         assert!(p.get(0, raw.len() + 1).is_none());
         assert!(p.get(5, 4).is_none());
-    }
-
-    #[test]
-    fn a_window_holds_its_bytes_only() {
-        let raw = data(300_000);
-        let packed = Bytes::from(zstd::bulk::compress(&raw, 3).unwrap());
-        let zstd = Compression::ZSTD(Default::default());
-        let mut p = PagePrefix::new(packed, raw.len(), zstd).unwrap();
-        let mut w = p.window(1000, 1016).unwrap();
-        assert_eq!(w.total(), raw.len());
-        assert_eq!(w.get(1000, 1016).unwrap(), &raw[1000..1016]);
-        assert_eq!(w.get(1008, 1010).unwrap(), &raw[1008..1010]);
-        assert!(w.get(999, 1001).is_none());
-        assert!(w.get(1010, 1017).is_none());
-        // The decoder it was cut from goes on to the end.
-        assert_eq!(p.get(0, raw.len()).unwrap(), &raw[..]);
-        assert!(p.window(raw.len() - 4, raw.len() + 1).is_none());
     }
 
     #[test]
