@@ -8,9 +8,10 @@
 //! array built, copied or concatenated. The decompressed page is handed to the point read of
 //! the rows found.
 //!
-//! The last touched page, when PLAIN, is decompressed and searched only as far as its first
-//! value beyond every interval (half a page on average): its rest is not decompressed, so it is
-//! not checked. Primary-key data files are sorted by key (Paimon's format invariant, which
+//! The last touched page is decompressed and searched only as far as its first value beyond
+//! every interval (half a page on average; for a dictionary-encoded page, its indices and the
+//! dictionary as far as those indices reach): its rest is not decompressed, so it is not
+//! checked. Primary-key data files are sorted by key (Paimon's format invariant, which
 //! merge reads and Java's lookups rely on as well); what the search decodes is checked, so a
 //! file found out of order there (a file rewritten in descending order, say) is not narrowed,
 //! but an order broken only past the key in its last page is not seen. Proving that rest
@@ -124,7 +125,7 @@ pub(super) async fn search(
         };
         let sorted = if indices {
             let dictionary = dictionaries.get(&kept, md, row_group, leaf, width).await?;
-            values.dictionary(&mut section, dictionary, &mut searched)?
+            values.dictionary(&mut section, dictionary, &mut searched, i == last_page)?
         } else {
             values.plain(width, &mut section, &mut searched, i == last_page)?
         };
@@ -168,6 +169,13 @@ struct Values<'a> {
 }
 
 impl Values<'_> {
+    /// Whether `v` lies beyond every interval (above its high end).
+    fn beyond(&self, v: i64) -> bool {
+        self.bounds
+            .iter()
+            .all(|&(_, _, high, inclusive)| v > high || (v == high && !inclusive))
+    }
+
     /// Checks and searches PLAIN values of `width` bytes each, a step at a time; with
     /// `may_stop`, stopping after the step whose last value is beyond every interval (the
     /// rest is neither decompressed nor checked). `false` when the values checked are out of
@@ -194,11 +202,6 @@ impl Values<'_> {
     ) -> Option<bool> {
         /// Values decompressed and checked per step (32 KiB of BIGINTs).
         const STEP: usize = 4096;
-        let beyond = |v: i64| {
-            self.bounds
-                .iter()
-                .all(|&(_, _, high, inclusive)| v > high || (v == high && !inclusive))
-        };
         let mut checked = 0;
         while checked < self.count {
             let to = self.count.min(checked + STEP);
@@ -209,7 +212,7 @@ impl Values<'_> {
                 return Some(false);
             }
             checked = to;
-            if may_stop && searched.last.is_some_and(beyond) {
+            if may_stop && searched.last.is_some_and(|v| self.beyond(v)) {
                 break;
             }
         }
@@ -219,14 +222,15 @@ impl Values<'_> {
         Some(true)
     }
 
-    /// Checks and searches dictionary indices (looked up in `dictionary`), decoding them run by
-    /// run to the page's end; as [`Self::plain`] (which never stops here), and `None` for an
-    /// index past the dictionary.
+    /// Checks and searches dictionary indices (looked up in `dictionary`, itself decompressed
+    /// as far as the largest index looked up), decoding them run by run; as [`Self::plain`],
+    /// and `None` for an index past the dictionary.
     fn dictionary(
         &self,
         section: &mut PagePrefix,
         dictionary: &mut DictionaryValues,
         searched: &mut Searched,
+        may_stop: bool,
     ) -> Option<bool> {
         let mut runs = IndexRuns::new(section, self.start)?;
         // Not more up front than a corrupt count could make a lot of.
@@ -241,6 +245,9 @@ impl Values<'_> {
             }
             if !searched.check(checked, values.len(), |i| values[i]) {
                 return Some(false);
+            }
+            if may_stop && searched.last.is_some_and(|v| self.beyond(v)) {
+                break;
             }
         }
         searched.find(self.first_row, values.len(), |i| values[i], self.bounds);

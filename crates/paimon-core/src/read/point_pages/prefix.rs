@@ -177,12 +177,6 @@ impl PagePrefix {
         self.out.len()
     }
 
-    /// The section's first bytes, as far as it has been decompressed.
-    #[cfg(test)]
-    pub(crate) fn so_far(&self) -> &[u8] {
-        &self.out
-    }
-
     /// Bytes `start..end` of the decompressed section, decompressing as far as needed;
     /// `None` past the section's end or when the data does not decompress.
     pub(crate) fn get(&mut self, start: usize, end: usize) -> Option<&[u8]> {
