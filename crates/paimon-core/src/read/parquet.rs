@@ -284,6 +284,14 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         }
         None => false,
     };
+    // No row group keeps a row (a key search that found nothing, pages all pruned): no read
+    // to set up (a point read would spawn a task per column only to find no page).
+    if groups.is_empty() {
+        return Ok(OpenedFile {
+            batches: futures::stream::empty().boxed(),
+            positions: Vec::new(),
+        });
+    }
     // Late materialization only with evidence that the predicate is selective in this file:
     // pages pruned, a key search (whose runs are the answer's superset already: a row filter
     // then pays only when many rows are left), or an equality/IN naming few values of an
