@@ -22,7 +22,7 @@
 //! evolution, an index past the dictionary) is `None`, and the caller decodes with arrow-rs.
 
 use parquet::arrow::async_reader::AsyncFileReader;
-use parquet::basic::Type as PhysicalType;
+use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::metadata::ParquetMetaData;
 
 use super::KeyPass;
@@ -47,6 +47,69 @@ pub(super) enum KeyPages {
     Unsorted,
 }
 
+/// Bytes per value of an integer key of `kind` stored as `physical` (4 or 8); `None` for
+/// other keys.
+fn key_width(kind: &TypeKind, physical: PhysicalType) -> Option<usize> {
+    match (kind, physical) {
+        (
+            TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::Date,
+            PhysicalType::INT32,
+        ) => Some(4),
+        (TypeKind::BigInt, PhysicalType::INT64) => Some(8),
+        _ => None,
+    }
+}
+
+/// The intervals as (low, low inclusive, high, high inclusive) integers; `None` when a bound
+/// is not an integer.
+fn integer_bounds(intervals: &[KeyInterval]) -> Option<Vec<(i64, bool, i64, bool)>> {
+    intervals
+        .iter()
+        .map(|iv| {
+            Some((
+                integer(&iv.low)?,
+                iv.low_inclusive,
+                integer(&iv.high)?,
+                iv.high_inclusive,
+            ))
+        })
+        .collect()
+}
+
+/// One touched page of the key column.
+struct KeyPage {
+    /// Its bytes in the file, header first.
+    range: std::ops::Range<u64>,
+    row_group: usize,
+    /// The file row of its first value.
+    first_row: u64,
+    /// Its row count.
+    rows: u64,
+    codec: Compression,
+}
+
+/// The pages of key leaf `leaf` the candidate rows touch, in file order.
+fn key_pages(
+    pass: &KeyPass<'_>,
+    md: &ParquetMetaData,
+    leaf: usize,
+    candidates: &[RowRange],
+) -> Option<Vec<KeyPage>> {
+    let mut pages = Vec::new();
+    for chunk in touched_pages(md, pass.groups, candidates, &[leaf])? {
+        let group_start = pass.groups.iter().find(|g| g.0 == chunk.row_group)?.1.start;
+        let codec = md.row_group(chunk.row_group).column(leaf).compression();
+        pages.extend(chunk.pages.iter().map(|p| KeyPage {
+            range: p.range.clone(),
+            row_group: chunk.row_group,
+            first_row: group_start + p.first_row,
+            rows: p.row_count,
+            codec,
+        }));
+    }
+    Some(pages)
+}
+
 /// Searches the key column's leaf `leaf` in the pages the candidate rows touch; `None` when
 /// this search does not apply.
 pub(super) async fn search(
@@ -58,48 +121,16 @@ pub(super) async fn search(
 ) -> Option<KeyPages> {
     let md = pass.meta.metadata();
     let column = md.file_metadata().schema_descr().column(leaf);
-    let width = match (&key.data_type.kind, column.physical_type()) {
-        (
-            TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::Date,
-            PhysicalType::INT32,
-        ) => 4,
-        (TypeKind::BigInt, PhysicalType::INT64) => 8,
-        _ => return None,
-    };
+    let width = key_width(&key.data_type.kind, column.physical_type())?;
     // The file's own type must be the key's: no conversion lies between stored and compared.
     let stored = pass.read.file_fields.iter().find(|f| f.id == key.id)?;
     if stored.data_type.kind != key.data_type.kind || column.max_rep_level() != 0 {
         return None;
     }
     let leaf_kind = Leaf::new(column.physical_type(), 0, column.max_def_level())?;
-    let bounds: Vec<(i64, bool, i64, bool)> = intervals
-        .iter()
-        .map(|iv| {
-            Some((
-                integer(&iv.low)?,
-                iv.low_inclusive,
-                integer(&iv.high)?,
-                iv.high_inclusive,
-            ))
-        })
-        .collect::<Option<_>>()?;
-    let chunks = touched_pages(md, pass.groups, candidates, &[leaf])?;
-    let mut wanted = Vec::new();
-    let mut pages = Vec::new();
-    for chunk in &chunks {
-        let group_start = pass.groups.iter().find(|g| g.0 == chunk.row_group)?.1.start;
-        let codec = md.row_group(chunk.row_group).column(leaf).compression();
-        for p in &chunk.pages {
-            wanted.push(p.range.clone());
-            pages.push((
-                p.range.start,
-                chunk.row_group,
-                group_start + p.first_row,
-                p.row_count,
-                codec,
-            ));
-        }
-    }
+    let bounds = integer_bounds(intervals)?;
+    let pages = key_pages(pass, md, leaf, candidates)?;
+    let wanted = pages.iter().map(|p| p.range.clone()).collect();
     // Kept for the full read, which reads the key column too.
     let kept = pass.reader.clone().keep_fetched();
     let fetched = kept.clone().get_byte_ranges(wanted).await.ok()?;
@@ -108,9 +139,14 @@ pub(super) async fn search(
     let limit = pass.read.batch_size as u64;
     let mut sections: Option<Vec<(u64, PagePrefix)>> = Some(Vec::new());
     let last_page = pages.len().checked_sub(1)?;
-    for (i, (page, (offset, row_group, first_row, rows, codec))) in
-        fetched.into_iter().zip(pages).enumerate()
-    {
+    for (i, (page, p)) in fetched.into_iter().zip(pages).enumerate() {
+        let KeyPage {
+            range,
+            row_group,
+            first_row,
+            rows,
+            codec,
+        } = p;
         let (mut section, start, count, indices) = required_values(page, &leaf_kind, codec)?;
         // A required flat column has one value per row: a header saying otherwise is not
         // believed (the rows found would be placed wrongly).
@@ -146,7 +182,7 @@ pub(super) async fn search(
                 .last()
                 .is_some_and(|r| r.end > page.start && r.start < page.end);
             if holds_last {
-                k.push((offset, section));
+                k.push((range.start, section));
             }
         }
     }
