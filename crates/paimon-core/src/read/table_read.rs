@@ -88,6 +88,8 @@ pub struct TableRead {
     sorted_key: Option<DataField>,
     /// Top-level string and binary columns as views ([`TableRead::with_string_views`]).
     string_views: bool,
+    /// Set by [`TableRead::read`] when it opens one file only ([`SelectiveRead::only_file`]).
+    only_file: bool,
     metrics: Arc<ReadMetrics>,
 }
 
@@ -130,6 +132,7 @@ impl TableRead {
             selective: true,
             sorted_key,
             string_views: false,
+            only_file: false,
             metrics: Arc::default(),
         }
     }
@@ -331,7 +334,6 @@ impl TableRead {
         };
         let out_schema = self.schema()?;
         let views = self.string_views;
-        let this = Arc::new(self.clone());
         let mut units: Vec<Unit> = Vec::new();
         for s in splits {
             let Split::Data(d) = s;
@@ -345,6 +347,9 @@ impl TableRead {
                 }
             }
         }
+        let mut this = self.clone();
+        this.only_file = matches!(units.as_slice(), [Unit::File(..)]);
+        let this = Arc::new(this);
         let reader = this.clone();
         let opened = stream::iter(units).map(move |u| {
             let reader = reader.clone();
@@ -696,6 +701,7 @@ impl TableRead {
             current_fields: self.table.schema().fields.clone().into(),
             late_materialization: true,
             sorted_key: self.sorted_key.clone(),
+            only_file: self.only_file,
             metrics: self.metrics.clone(),
         })
     }

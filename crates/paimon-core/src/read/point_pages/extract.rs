@@ -59,15 +59,22 @@ pub(crate) struct Picked {
     pub(crate) bits: Vec<bool>,
 }
 
-/// PLAIN values in a page section: random access by index (byte arrays are walked once, in
-/// order, remembering where each value starts).
+/// PLAIN values in a page section: random access by index (byte arrays are walked in order,
+/// leaving a checkpoint every [`CHECKPOINT`] values to walk again from).
 pub(crate) struct PlainValues {
     prefix: PagePrefix,
     start: usize,
     count: usize,
-    /// Byte arrays: where the values walked so far start (`starts[i]`: value `i`).
+    /// Byte arrays: where every [`CHECKPOINT`]th value walked so far starts (`starts[k]`:
+    /// value `k * CHECKPOINT`), for lookups behind the last one (a dictionary's).
     starts: Vec<usize>,
+    /// Byte arrays: the last value walked to, and where it starts.
+    at: (usize, usize),
 }
+
+/// Byte arrays of a PLAIN section are found by walking their lengths; every this many values
+/// the walk leaves a checkpoint to start from again.
+const CHECKPOINT: usize = 64;
 
 impl PlainValues {
     /// `count` PLAIN values at `start` of `prefix`.
@@ -77,7 +84,28 @@ impl PlainValues {
             start,
             count,
             starts: vec![start],
+            at: (0, start),
         }
+    }
+
+    /// Where byte array `i` starts: walked to from the last value walked to, or from the
+    /// checkpoint before `i` when that is behind.
+    fn byte_array_start(&mut self, i: usize) -> Option<usize> {
+        let (mut j, mut at) = if self.at.0 <= i {
+            self.at
+        } else {
+            let k = i / CHECKPOINT;
+            (k * CHECKPOINT, *self.starts.get(k)?)
+        };
+        while j < i {
+            at = self.end_of(at)?;
+            j += 1;
+            if j % CHECKPOINT == 0 && j / CHECKPOINT == self.starts.len() {
+                self.starts.push(at);
+            }
+        }
+        self.at = (j, at);
+        Some(at)
     }
 
     /// Value `i`'s PLAIN bytes (a byte array with its length prefix) appended to `out`.
@@ -97,17 +125,8 @@ impl PlainValues {
                 out.plain.extend_from_slice(self.prefix.get(at, at + w)?);
             }
             (_, None) => {
-                while self.starts.len() <= i {
-                    let at = *self.starts.last()?;
-                    let len = u32::from_le_bytes(self.prefix.get(at, at + 4)?.try_into().ok()?);
-                    self.starts
-                        .push(at.checked_add(4 + usize::try_from(len).ok()?)?);
-                }
-                let at = self.starts[i];
-                let end = match self.starts.get(i + 1) {
-                    Some(&end) => end,
-                    None => self.end_of(at)?,
-                };
+                let at = self.byte_array_start(i)?;
+                let end = self.end_of(at)?;
                 out.plain.extend_from_slice(self.prefix.get(at, end)?);
             }
         }
@@ -234,8 +253,9 @@ pub(super) enum Levels {
 }
 
 /// The values' section of a page, where its values start in it, and its definition levels.
-/// `ready`: the section already decompressed (a key pass decompressed this page of a required
-/// column whole), used when its size is the header's.
+/// `ready`: the section as this function built it before, already decompressed in part (by a
+/// key pass, or ahead of the point read, [`super::ahead`]), used in place of a new one when its
+/// size is the header's, with `data` as its input when that is the longer fetch.
 pub(super) fn sections(
     h: &PageHeader,
     data: Bytes,
@@ -243,12 +263,6 @@ pub(super) fn sections(
     codec: Compression,
     ready: Option<PagePrefix>,
 ) -> Option<(PagePrefix, usize, Option<Levels>)> {
-    if let Some(values) = ready {
-        let required = leaf.max_def == 0 && h.def_len == 0 && h.rep_len == 0;
-        if required && values.total() == h.uncompressed_size {
-            return Some((values, 0, None));
-        }
-    }
     if h.page_type == DATA_PAGE_V2 {
         if h.rep_len != 0 || (leaf.max_def == 0) != (h.def_len == 0) {
             return None;
@@ -256,15 +270,24 @@ pub(super) fn sections(
         let levels = data.slice(..h.def_len.min(data.len()));
         let stored = data.slice(h.def_len.min(data.len())..);
         let total = h.uncompressed_size.checked_sub(h.def_len)?;
-        let values = if h.is_compressed {
-            PagePrefix::new(stored, total, codec)?
-        } else {
-            PagePrefix::plain(stored)
+        let values = match ready.filter(|r| r.total() == total) {
+            Some(mut values) => {
+                values.widen(stored);
+                values
+            }
+            None if h.is_compressed => PagePrefix::new(stored, total, codec)?,
+            None => PagePrefix::plain(stored),
         };
         let levels = (leaf.max_def > 0).then(|| Levels::Own(PagePrefix::plain(levels)));
         return Some((values, 0, levels));
     }
-    let mut values = PagePrefix::new(data, h.uncompressed_size, codec)?;
+    let mut values = match ready.filter(|r| r.total() == h.uncompressed_size) {
+        Some(mut values) => {
+            values.widen(data);
+            values
+        }
+        None => PagePrefix::new(data, h.uncompressed_size, codec)?,
+    };
     if leaf.max_def == 0 {
         return Some((values, 0, None));
     }
@@ -478,6 +501,34 @@ fn pack_bits(bits: &[bool]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn byte_arrays_are_found_in_any_order() {
+        use super::{Leaf, Picked, PlainValues, CHECKPOINT};
+        use crate::read::point_pages::PagePrefix;
+        use parquet::basic::Type as PhysicalType;
+        let values: Vec<Vec<u8>> = (0..1000).map(|i| vec![i as u8; i % 13]).collect();
+        let mut section = vec![9u8; 3];
+        for v in &values {
+            section.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            section.extend_from_slice(v);
+        }
+        let leaf = Leaf::new(PhysicalType::BYTE_ARRAY, 0, 0).unwrap();
+        let prefix = PagePrefix::plain(bytes::Bytes::from(section));
+        let mut plain = PlainValues::new(prefix, 3, values.len());
+        // Forward, back behind checkpoints and into the first values, then forward again.
+        let order = [5, 700, 64, 63, 0, 999, 128, 129, 1, 500, 998];
+        for &i in &order {
+            let mut out = Picked::default();
+            plain.push(&leaf, i, &mut out).unwrap();
+            let mut want = (values[i].len() as u32).to_le_bytes().to_vec();
+            want.extend_from_slice(&values[i]);
+            assert_eq!(out.plain, want, "value {i}");
+        }
+        assert!(plain.push(&leaf, 1000, &mut Picked::default()).is_none());
+        // A checkpoint every CHECKPOINT values walked, not a start per value.
+        assert_eq!(plain.starts.len(), 999 / CHECKPOINT + 1);
+    }
+
     use super::*;
 
     fn prefix(bytes: &[u8]) -> PagePrefix {

@@ -21,10 +21,12 @@
 //! is `None`: the caller reads the same rows with arrow-rs, which also reports what is wrong
 //! with the file.
 
+mod ahead;
 mod delta;
 mod extract;
 mod prefix;
 
+pub(crate) use self::ahead::Ahead;
 pub(crate) use self::extract::{next_run, Dictionary, Leaf, Run};
 pub(crate) use self::prefix::PagePrefix;
 
@@ -48,7 +50,7 @@ use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMeta
 use self::extract::{pick, plain_page, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
 use super::page_header::{PageHeader, PLAIN};
-use super::parquet::{leaf_columns, FileIoParquetReader};
+use super::parquet::{leaf_columns, FileIoParquetReader, KeptSection};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
 
@@ -93,8 +95,8 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     // cache and the fresh memory they fault in are spread over the cores with the rest.
     let mut tasks = Vec::with_capacity(jobs.len());
     for job in jobs {
-        // Pages a key pass decompressed (as far as it needed).
-        let ready: HashMap<u64, PagePrefix> = job
+        // Pages a key pass decompressed (as far as it needed), or decompressed ahead.
+        let kept: Vec<(u64, KeptSection)> = job
             .pages
             .iter()
             .filter_map(|p| {
@@ -105,6 +107,12 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
         let reader = read.reader.clone();
         let md = md.clone();
         tasks.push(tokio::spawn(async move {
+            let mut ready = HashMap::with_capacity(kept.len());
+            for (start, section) in kept {
+                if let Some(section) = section.get().await {
+                    ready.insert(start, section);
+                }
+            }
             let picked = read_leaf(&reader, &md, &job, ready).await;
             (job, picked)
         }));

@@ -492,3 +492,127 @@ async fn zstd_pages_are_fetched_in_part_and_whole_when_that_proves_short() {
         assert_eq!(fetched < size / 2, part, "row {row}: {fetched} of {size}");
     }
 }
+
+/// The leaves of every column of [`batch`].
+fn all_leaves(meta: &ArrowReaderMetadata) -> Vec<usize> {
+    (0..meta.metadata().file_metadata().schema_descr().num_columns()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_decompressed_ahead_are_taken_and_read_the_same() {
+    // For each layout: prefixes made ahead for an estimated row (the row itself, a row a
+    // little before or after it, a row pages away), then the point read of the row. Its rows
+    // are arrow-rs's; with the estimate right, it takes every prefix made ahead.
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    let mut rng = Rng(0x0061_6865_6164);
+    let mut taken = 0u64;
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        for (codec, dictionary) in [(zstd, false), (zstd, true), (Compression::SNAPPY, false)] {
+            let bytes = write(version, codec, dictionary, 1800);
+            let label = format!("{version:?} {codec:?} dict={dictionary}");
+            let meta = metadata(&bytes);
+            let md = meta.metadata();
+            let g = groups(&meta);
+            let leaves = all_leaves(&meta);
+            let roots: Vec<usize> = (0..batch(1).num_columns()).collect();
+            for round in 0..12 {
+                let row = rng.below(ROWS) as u64;
+                let estimate = match round % 4 {
+                    0 => row,
+                    1 => row.saturating_sub(40),
+                    2 => (row + 40).min(ROWS as u64 - 1),
+                    _ => rng.below(ROWS) as u64,
+                };
+                let r = reader(&bytes).await;
+                let metrics = Arc::new(crate::read::metrics::ReadMetrics::default());
+                let ahead = Ahead::start(&r, md, &g, &leaves, estimate, metrics.clone())
+                    .unwrap_or_else(|| panic!("{label}: nothing to do ahead"));
+                ahead.complete().await;
+                // Promised: every page started on; made: those with something decompressed.
+                let promised = r.kept_decompressed().len();
+                let made = metrics.snapshot().pages_decompressed_ahead;
+                assert!(made <= promised as u64, "{label}: {made} of {promised}");
+                let ranges = [row..row + 1];
+                let got = decode(point_read(&r, &meta, &g, &ranges, &roots))
+                    .await
+                    .unwrap_or_else(|| panic!("{label}: row {row} not read"));
+                let got = concat_batches(&got[0].schema(), &got).unwrap();
+                assert_eq!(got, expected(&bytes, &roots, &ranges), "{label} row {row}");
+                if estimate == row {
+                    // Each page promised holds the row: the read took them all.
+                    assert_eq!(
+                        r.kept_decompressed(),
+                        Vec::<u64>::new(),
+                        "{label} row {row}"
+                    );
+                    taken += made;
+                }
+            }
+        }
+    }
+    assert!(taken > 20, "{taken}");
+}
+
+/// One row group of 200,000 rows in one zstd page per column (`version`): a required BIGINT
+/// and an optional DOUBLE with nulls.
+fn one_page_per_column(version: WriterVersion) -> Bytes {
+    let mut rng = Rng(0x006f_6e65_7061_6765);
+    let n = 200_000;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("d", DataType::Float64, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(0..n)),
+        Arc::new(Float64Array::from_iter(
+            (0..n).map(|i| (i % 5 != 2).then(|| (rng.next() % 1000) as f64 / 8.0)),
+        )),
+    ];
+    let b = RecordBatch::try_new(schema, columns).unwrap();
+    let props = WriterProperties::builder()
+        .set_writer_version(version)
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+        .set_dictionary_enabled(false)
+        .set_encoding(Encoding::PLAIN)
+        .set_data_page_row_count_limit(1 << 20)
+        .set_data_page_size_limit(1 << 30)
+        .set_write_batch_size(1 << 20)
+        .build();
+    parquet_bytes(&b, props)
+}
+
+#[test]
+fn a_section_decompressed_ahead_is_used_as_it_is() {
+    // The one page of an optional column (v1: definition levels inside the compressed data)
+    // and of a required one: the section decompressed in part ahead is the one the read goes
+    // on with, as far as it was decompressed.
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).unwrap());
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        let bytes = one_page_per_column(version);
+        let meta = metadata(&bytes);
+        let md = meta.metadata();
+        let schema = md.file_metadata().schema_descr();
+        for column in [1usize, 0] {
+            let c = schema.column(column);
+            let leaf = Leaf::new(c.physical_type(), c.type_length(), c.max_def_level()).unwrap();
+            let loc = &md.offset_index().unwrap()[0][column].page_locations()[0];
+            let start = loc.offset as usize;
+            let page = bytes.slice(start..start + loc.compressed_page_size as usize);
+            let h = PageHeader::parse(&page).unwrap();
+            let data = h.data(&page).unwrap();
+            let (mut ahead, at, _) =
+                extract::sections(&h, data.clone(), &leaf, zstd, None).unwrap();
+            let half = ahead.total() / 2;
+            ahead.get(0, half).unwrap();
+            let made = ahead.decompressed();
+            let (fresh, fresh_at, _) =
+                extract::sections(&h, data.clone(), &leaf, zstd, None).unwrap();
+            let (taken, taken_at, _) =
+                extract::sections(&h, data, &leaf, zstd, Some(ahead)).unwrap();
+            let label = format!("{version:?} column {column}");
+            assert_eq!((taken.decompressed(), taken_at), (made, at), "{label}");
+            assert!(fresh.decompressed() < half, "{label}");
+            assert_eq!(fresh_at, at, "{label}");
+        }
+    }
+}
