@@ -568,6 +568,7 @@ pub(crate) async fn read_avro(io: &FileIO, read: DataFileRead) -> Result<OpenedF
     Ok(OpenedFile {
         batches: batches.boxed(),
         positions,
+        in_memory: false,
     })
 }
 

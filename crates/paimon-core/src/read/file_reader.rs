@@ -140,13 +140,23 @@ impl DataFileRead {
 pub(crate) struct OpenedFile {
     pub(crate) batches: RecordBatchStream,
     pub(crate) positions: Vec<RowRange>,
+    /// Whether the batches are decoded already (held in memory: a point read's few rows).
+    pub(crate) in_memory: bool,
 }
 
 /// Opens one data file and streams it as record batches of `read.read_fields`.
 ///
 /// Errors (missing file, corrupt or truncated content, an impossible type change) name the file;
 /// opening errors are returned here, decoding errors end the stream with one `Err`.
-pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<RecordBatchStream> {
+pub async fn read_data_file(io: &FileIO, read: DataFileRead) -> Result<RecordBatchStream> {
+    Ok(open_data_file(io, read).await?.0)
+}
+
+/// [`read_data_file`], and whether the batches are decoded already (held in memory).
+pub(crate) async fn open_data_file(
+    io: &FileIO,
+    mut read: DataFileRead,
+) -> Result<(RecordBatchStream, bool)> {
     if read.batch_size == 0 {
         return Err(Error::invalid_argument("batch size must be positive")
             .with_context("file", read.location.clone()));
@@ -166,11 +176,12 @@ pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<Recor
         FileFormat::Orc => super::orc::read_orc(io, read).await?,
         FileFormat::Avro => super::avro::read_avro(io, read).await?,
     };
+    let in_memory = opened.in_memory;
     let Some(mut filler) = filler else {
-        return Ok(opened.batches);
+        return Ok((opened.batches, in_memory));
     };
     let mut positions = RowPositions::new(opened.positions);
-    Ok(opened
+    let batches = opened
         .batches
         .map(move |b| {
             let filled = b.and_then(|b| filler.fill(b, &mut positions))?;
@@ -181,7 +192,8 @@ pub async fn read_data_file(io: &FileIO, mut read: DataFileRead) -> Result<Recor
                 Ok(filled)
             }
         })
-        .boxed())
+        .boxed();
+    Ok((batches, in_memory))
 }
 
 #[cfg(test)]

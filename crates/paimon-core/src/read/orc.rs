@@ -460,6 +460,7 @@ pub(crate) async fn read_orc(io: &FileIO, read: DataFileRead) -> Result<OpenedFi
     Ok(OpenedFile {
         batches: batches.boxed(),
         positions,
+        in_memory: false,
     })
 }
 

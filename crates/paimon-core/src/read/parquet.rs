@@ -342,6 +342,7 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         return Ok(OpenedFile {
             batches: futures::stream::empty().boxed(),
             positions: Vec::new(),
+            in_memory: true,
         });
     }
     // Late materialization only with evidence that the predicate is selective in this file:
@@ -405,7 +406,11 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         let batches = futures::stream::iter(batches.into_iter().map(Ok))
             .map(project)
             .boxed();
-        return Ok(OpenedFile { batches, positions });
+        return Ok(OpenedFile {
+            batches,
+            positions,
+            in_memory: true,
+        });
     }
     let meta = match tiny_read {
         Some(r) => {
@@ -429,7 +434,11 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
             let batches = futures::stream::iter(batches.into_iter().map(Ok))
                 .map(project)
                 .boxed();
-            return Ok(OpenedFile { batches, positions });
+            return Ok(OpenedFile {
+                batches,
+                positions,
+                in_memory: true,
+            });
         }
     }
     let meta = if read.string_views {
@@ -451,7 +460,11 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         .build()
         .map_err(|e| parquet_error(e, &read.location))?;
     let batches = stream.map(project).boxed();
-    Ok(OpenedFile { batches, positions })
+    Ok(OpenedFile {
+        batches,
+        positions,
+        in_memory: false,
+    })
 }
 
 /// Fetches the file's tail and decodes its footer; for a selective read with predicate columns

@@ -53,7 +53,7 @@ use crate::index::deletion_vector::decode_deletion_blob;
 use crate::mergetree::{LevelBatch, MergeFunction, MergePlan, SortMerge};
 use crate::read::evolution::as_view;
 use crate::read::file_index::{select_rows, IndexSelection, IndexedFile};
-use crate::read::file_reader::{read_data_file, DataFileRead, SelectiveRead};
+use crate::read::file_reader::{open_data_file, DataFileRead, SelectiveRead};
 use crate::read::format::FileFormat;
 use crate::read::metrics::{ReadMetrics, ReadMetricsSnapshot};
 use crate::read::row_group_pruning::row_group_filter;
@@ -487,34 +487,58 @@ impl TableRead {
     }
 
     /// Spawns the decoding of one file; returns the receiving end as a stream.
+    ///
+    /// The read's only file is opened on the caller's task instead (footer, page index, key
+    /// search and the point read of a lookup): the caller only waits for it, and every hand-over
+    /// between threads adds a thread's wake-up to a lookup's time. Its batches are still decoded
+    /// on a task of their own, unless they are decoded already (a point read's).
     async fn spawn_file(
         self: Arc<Self>,
         split: Arc<DataSplit>,
         index: usize,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
+        if self.only_file {
+            let (s, in_memory) = self.open_file(&split, index).await?;
+            if in_memory {
+                let filtered = s
+                    .map(move |b| b.and_then(|b| self.filter(b)))
+                    .try_filter(|b| futures::future::ready(b.num_rows() > 0));
+                return Ok(filtered.boxed());
+            }
+            tokio::spawn(self.forward(s, tx));
+            return Ok(tokio_stream_from(rx));
+        }
         tokio::spawn(async move {
-            let mut s = match self.open_file(&split, index).await {
-                Ok(s) => s,
+            match self.open_file(&split, index).await {
+                Ok((s, _)) => self.forward(s, tx).await,
                 Err(e) => {
                     let _ = tx.send(Err(e)).await;
-                    return;
-                }
-            };
-            while let Some(item) = s.next().await {
-                let item = item.and_then(|b| self.filter(b));
-                let stop = item.is_err();
-                match item {
-                    Ok(b) if b.num_rows() == 0 => continue,
-                    other => {
-                        if tx.send(other).await.is_err() || stop {
-                            return;
-                        }
-                    }
                 }
             }
         });
         Ok(tokio_stream_from(rx))
+    }
+
+    /// Sends the batches of `s` (filtered, empty ones left out) to `tx` until it ends, fails or
+    /// the receiver is gone.
+    async fn forward(
+        self: Arc<Self>,
+        mut s: BoxStream<'static, Result<RecordBatch>>,
+        tx: mpsc::Sender<Result<RecordBatch>>,
+    ) {
+        while let Some(item) = s.next().await {
+            let item = item.and_then(|b| self.filter(b));
+            let stop = item.is_err();
+            match item {
+                Ok(b) if b.num_rows() == 0 => continue,
+                other => {
+                    if tx.send(other).await.is_err() || stop {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     fn filter(&self, batch: RecordBatch) -> Result<RecordBatch> {
@@ -534,7 +558,7 @@ impl TableRead {
         &self,
         split: &DataSplit,
         index: usize,
-    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    ) -> Result<(BoxStream<'static, Result<RecordBatch>>, bool)> {
         let pruning = self
             .predicate
             .as_ref()
@@ -552,11 +576,12 @@ impl TableRead {
         plan: &Arc<MergePlan>,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
         let Some(keys) = self.key_predicate.clone() else {
-            return self
+            return Ok(self
                 .open_file_as(split, index, &plan.fields, RowGroupPruning::Off, false)
-                .await;
+                .await?
+                .0);
         };
-        let batches = self
+        let (batches, _) = self
             .open_file_as(
                 split,
                 index,
@@ -581,7 +606,8 @@ impl TableRead {
     }
 
     /// Opens file `index` of `split` decoding `fields`, skipping Parquet row groups by
-    /// `pruning`; `string_views`: string and binary columns as views.
+    /// `pruning`; `string_views`: string and binary columns as views. With the batches, whether
+    /// they are decoded already (held in memory).
     async fn open_file_as(
         &self,
         split: &DataSplit,
@@ -589,7 +615,7 @@ impl TableRead {
         fields: &[DataField],
         pruning: RowGroupPruning<'_>,
         string_views: bool,
-    ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
+    ) -> Result<(BoxStream<'static, Result<RecordBatch>>, bool)> {
         let file = split
             .files
             .get(index)
@@ -617,7 +643,7 @@ impl TableRead {
                 .await?
             {
                 Some(ranges) => row_ranges = ranges,
-                None => return Ok(stream::empty().boxed()),
+                None => return Ok((stream::empty().boxed(), true)),
             }
         }
         let read = DataFileRead {
@@ -636,7 +662,7 @@ impl TableRead {
             selective: self.selective_read(pruning),
             string_views,
         };
-        read_data_file(self.table.file_io(), read).await
+        open_data_file(self.table.file_io(), read).await
     }
 
     /// Narrows `row_ranges` by the file's data-file index (when `file-index.read.enabled`):

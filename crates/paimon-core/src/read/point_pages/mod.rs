@@ -90,39 +90,58 @@ struct LeafJob {
 /// read does not apply (see the module documentation).
 pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let md = read.meta.metadata();
-    let jobs = plan(md, &read)?;
+    let mut jobs = plan(md, &read)?;
     // Each leaf fetches, decompresses and picks on its own task: the copies out of the page
-    // cache and the fresh memory they fault in are spread over the cores with the rest.
+    // cache and the fresh memory they fault in are spread over the cores with the rest. The
+    // last one is picked here, on the caller's task, which would otherwise only wait.
+    let last = jobs.pop()?;
     let mut tasks = Vec::with_capacity(jobs.len());
     for job in jobs {
-        // Pages a key pass decompressed (as far as it needed), or decompressed ahead.
-        let kept: Vec<(u64, KeptSection)> = job
-            .pages
-            .iter()
-            .filter_map(|p| {
-                let start = p.page.range.start;
-                Some((start, read.reader.take_decompressed(start)?))
-            })
-            .collect();
+        let kept = kept_sections(read.reader, &job);
         let reader = read.reader.clone();
         let md = md.clone();
         tasks.push(tokio::spawn(async move {
-            let mut ready = HashMap::with_capacity(kept.len());
-            for (start, section) in kept {
-                if let Some(section) = section.get().await {
-                    ready.insert(start, section);
-                }
-            }
-            let picked = read_leaf(&reader, &md, &job, ready).await;
+            let picked = pick_kept(&reader, &md, &job, kept).await;
             (job, picked)
         }));
     }
-    let mut columns = Vec::with_capacity(tasks.len());
+    let kept = kept_sections(read.reader, &last);
+    let picked = pick_kept(read.reader, md, &last, kept).await;
+    let mut columns = Vec::with_capacity(tasks.len() + 1);
     for t in futures::future::join_all(tasks).await {
         let (job, picked) = t.ok()?;
         columns.push((job.column, job.leaf, picked?));
     }
+    columns.push((last.column, last.leaf, picked?));
     arrow_decode(read.meta, &read, columns)
+}
+
+/// The sections of `job`'s pages that a key pass decompressed (as far as it needed), or that
+/// are decompressed ahead ([`Ahead`]), taken from `reader`.
+fn kept_sections(reader: &FileIoParquetReader, job: &LeafJob) -> Vec<(u64, KeptSection)> {
+    job.pages
+        .iter()
+        .filter_map(|p| {
+            let start = p.page.range.start;
+            Some((start, reader.take_decompressed(start)?))
+        })
+        .collect()
+}
+
+/// The picked rows of `job`, going on from the sections `kept` (once they are there).
+async fn pick_kept(
+    reader: &FileIoParquetReader,
+    md: &ParquetMetaData,
+    job: &LeafJob,
+    kept: Vec<(u64, KeptSection)>,
+) -> Option<Picked> {
+    let mut ready = HashMap::with_capacity(kept.len());
+    for (start, section) in kept {
+        if let Some(section) = section.get().await {
+            ready.insert(start, section);
+        }
+    }
+    read_leaf(reader, md, job, ready).await
 }
 
 /// The values of a PLAIN or dictionary-encoded data page (`page`: header first) of a required
