@@ -100,14 +100,22 @@ fn exit_code(kind: ErrorKind) -> u8 {
 }
 
 fn main() -> ExitCode {
+    // The runtime and its worker threads start while the arguments are parsed: both take a
+    // few tenths of a millisecond, a twentieth of a point lookup's whole process.
+    let starting = std::thread::spawn(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    });
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
+    let runtime = match starting.join() {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
             eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+        Err(_) => {
+            eprintln!("error: cannot start the runtime");
             return ExitCode::FAILURE;
         }
     };
