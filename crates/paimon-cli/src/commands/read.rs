@@ -102,7 +102,7 @@ pub async fn run(args: Args) -> Result<()> {
 fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
     eprintln!(
         "read: row groups skipped {} raw, {} merge | page index {} files ({} missing, {} unreadable) | \
-         pages skipped {} ({} rows) | key search {} files, {} rows skipped, {} fallbacks, {} pages decompressed ahead | \
+         pages skipped {} ({} rows) | key search {} files, {} rows skipped, {} fallbacks | \
          row filter {} files, {} rows filtered | {} rows dropped before merge | \
          fetched {} bytes in {} requests",
         m.raw_row_groups_skipped,
@@ -115,7 +115,6 @@ fn print_read_metrics(m: &ReadMetricsSnapshot, requests: u64, bytes: u64) {
         m.key_search_files,
         m.key_search_rows_skipped,
         m.key_search_fallbacks,
-        m.pages_decompressed_ahead,
         m.row_filter_files,
         m.rows_filtered,
         m.rows_dropped_before_merge,

@@ -84,11 +84,6 @@ pub struct SelectiveRead {
     /// by it (every data file of a primary-key table): a predicate bounding it on both sides is
     /// answered by a binary search of that column ([`super::key_search`]).
     pub sorted_key: Option<DataField>,
-    /// Whether this file is the only one its read opens: a key search in it may then keep
-    /// another core busy decompressing the pages the point read of its rows will likely need
-    /// ([`super::point_pages::Ahead`]). Off when other files are read beside it, whose work
-    /// that would slow down.
-    pub only_file: bool,
     /// Where skipped pages and filtered rows are counted.
     pub metrics: Arc<ReadMetrics>,
 }

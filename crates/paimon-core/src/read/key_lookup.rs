@@ -23,7 +23,6 @@ use super::evolution::ReadMapping;
 use super::file_reader::DataFileRead;
 use super::key_search::{key_intervals, search, searchable, KeyInterval, KeySearch};
 use super::parquet::{leaf_columns, row_selection, FileIoParquetReader};
-use super::point_pages::Ahead;
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
 use crate::spec::types::DataField;
@@ -45,8 +44,6 @@ pub(crate) struct KeyPass<'a> {
     pub(crate) groups: &'a [(usize, RowRange)],
     /// The rows selected in them (`None`: all).
     pub(crate) ranges: Option<&'a [RowRange]>,
-    /// The top-level columns the read projects (their pages may be decompressed ahead).
-    pub(crate) roots: &'a [usize],
 }
 
 /// The rows of the file whose leading key may match the predicate (sorted, disjoint,
@@ -67,9 +64,7 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
     if candidates <= pass.read.batch_size as u64 {
         return None;
     }
-    let leaf = key_leaf(&pass, key);
-    let ahead = leaf.and_then(|leaf| start_ahead(&pass, leaf, &positions, &intervals));
-    let direct = match leaf {
+    let direct = match key_leaf(&pass, key) {
         Some(leaf) => key_pages::search(&pass, key, leaf, &positions, &intervals).await,
         None => None,
     };
@@ -81,9 +76,6 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
             None => None,
         },
     };
-    if let Some(ahead) = ahead {
-        ahead.finish();
-    }
     let Some(rows) = found else {
         s.metrics.add_key_search_fallback();
         return None;
@@ -91,35 +83,6 @@ pub(crate) async fn narrow(pass: KeyPass<'_>) -> Option<Vec<RowRange>> {
     let left: u64 = rows.iter().map(|r| r.end - r.start).sum();
     s.metrics.add_key_search(candidates.saturating_sub(left));
     Some(rows)
-}
-
-/// Starts decompressing the pages of the read's other columns that the point read will likely
-/// need ([`Ahead`]): when the file is its read's only one and the search is for one key, whose
-/// row in its page is estimated ([`key_pages::likely_row`]).
-fn start_ahead(
-    pass: &KeyPass<'_>,
-    leaf: usize,
-    candidates: &[RowRange],
-    intervals: &[KeyInterval],
-) -> Option<Ahead> {
-    let s = pass.read.selective.as_ref()?;
-    if !s.only_file {
-        return None;
-    }
-    let md = pass.meta.metadata();
-    let row = key_pages::likely_row(pass, md, leaf, candidates, intervals)?;
-    let others: Vec<usize> = leaf_columns(md, pass.roots)
-        .into_iter()
-        .filter(|&c| c != leaf)
-        .collect();
-    Ahead::start(
-        pass.reader,
-        md,
-        pass.groups,
-        &others,
-        row,
-        s.metrics.clone(),
-    )
 }
 
 /// The key column's one leaf in the file.

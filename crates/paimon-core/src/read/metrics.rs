@@ -31,7 +31,6 @@ pub struct ReadMetrics {
     key_search_files: AtomicU64,
     key_search_rows_skipped: AtomicU64,
     key_search_fallbacks: AtomicU64,
-    pages_decompressed_ahead: AtomicU64,
     file_index_files: AtomicU64,
     file_index_files_skipped: AtomicU64,
     file_index_rows_skipped: AtomicU64,
@@ -71,9 +70,6 @@ pub struct ReadMetricsSnapshot {
     pub key_search_rows_skipped: u64,
     /// Key searches abandoned (key values not sorted or not decodable): read without it.
     pub key_search_fallbacks: u64,
-    /// Pages of other columns decompressed in part during a key search, ahead of the point
-    /// read of the rows it finds (on an otherwise idle core, in the only file of a read).
-    pub pages_decompressed_ahead: u64,
     /// Files whose data-file index (embedded or `*.index`) was evaluated when opening them.
     pub file_index_files: u64,
     /// Files not opened because their index says no row matches (deletion vectors included).
@@ -109,7 +105,6 @@ impl ReadMetrics {
             key_search_files: self.key_search_files.load(Ordering::Relaxed),
             key_search_rows_skipped: self.key_search_rows_skipped.load(Ordering::Relaxed),
             key_search_fallbacks: self.key_search_fallbacks.load(Ordering::Relaxed),
-            pages_decompressed_ahead: self.pages_decompressed_ahead.load(Ordering::Relaxed),
             file_index_files: self.file_index_files.load(Ordering::Relaxed),
             file_index_files_skipped: self.file_index_files_skipped.load(Ordering::Relaxed),
             file_index_rows_skipped: self.file_index_rows_skipped.load(Ordering::Relaxed),
@@ -183,12 +178,6 @@ impl ReadMetrics {
         self.key_search_files.fetch_add(1, Ordering::Relaxed);
         self.key_search_rows_skipped
             .fetch_add(rows_skipped, Ordering::Relaxed);
-    }
-
-    /// Counts one page decompressed in part ahead of a point read.
-    pub(crate) fn add_page_ahead(&self) {
-        self.pages_decompressed_ahead
-            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts one key search abandoned.

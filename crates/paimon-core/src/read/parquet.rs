@@ -62,37 +62,9 @@ pub struct FileIoParquetReader {
     /// clone: the key column's pages are fetched once for both passes.
     fetched: Arc<Mutex<Vec<(u64, Bytes)>>>,
     keep: bool,
-    /// Data sections of pages (decompressed as far as a key pass needed, or ahead of the point
-    /// read), by the page's offset, for the point read of the same rows (shared by clones).
-    decompressed: Arc<Mutex<Vec<(u64, KeptSection)>>>,
-}
-
-/// A page's data section kept for a later pass ([`FileIoParquetReader::keep_decompressed`]).
-pub(crate) enum KeptSection {
-    /// Decompressed as far as the pass that kept it needed.
-    Ready(PagePrefix),
-    /// Still being decompressed ahead ([`super::point_pages::Ahead`]): sent when that stops,
-    /// never when it fails.
-    Coming(tokio::sync::oneshot::Receiver<PagePrefix>),
-}
-
-impl KeptSection {
-    /// The section, once it is there; `None` when it never comes.
-    pub(crate) async fn get(self) -> Option<PagePrefix> {
-        match self {
-            KeptSection::Ready(p) => Some(p),
-            KeptSection::Coming(rx) => rx.await.ok(),
-        }
-    }
-
-    /// The section when it is there already (tests).
-    #[cfg(test)]
-    pub(crate) fn ready(self) -> Option<PagePrefix> {
-        match self {
-            KeptSection::Ready(p) => Some(p),
-            KeptSection::Coming(_) => None,
-        }
-    }
+    /// Data sections of pages (decompressed as far as a key pass needed), by the page's
+    /// offset, for the point read of the same rows (shared by clones).
+    decompressed: Arc<Mutex<Vec<(u64, PagePrefix)>>>,
 }
 
 impl FileIoParquetReader {
@@ -113,38 +85,15 @@ impl FileIoParquetReader {
     /// for a later pass.
     pub(crate) fn keep_decompressed(&self, page_offset: u64, section: PagePrefix) {
         if let Ok(mut kept) = self.decompressed.lock() {
-            kept.push((page_offset, KeptSection::Ready(section)));
+            kept.push((page_offset, section));
         }
     }
 
-    /// Promises the data section of the page at `page_offset` for a later pass, which waits
-    /// for it: it is sent when made (and not, if the sender is dropped).
-    pub(crate) fn promise_decompressed(
-        &self,
-        page_offset: u64,
-    ) -> tokio::sync::oneshot::Sender<PagePrefix> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        if let Ok(mut kept) = self.decompressed.lock() {
-            kept.push((page_offset, KeptSection::Coming(rx)));
-        }
-        tx
-    }
-
-    /// The data section of the page at `page_offset`, when a pass kept or promised it (handed
-    /// over once).
-    pub(crate) fn take_decompressed(&self, page_offset: u64) -> Option<KeptSection> {
+    /// The data section of the page at `page_offset`, when a pass kept it (handed over once).
+    pub(crate) fn take_decompressed(&self, page_offset: u64) -> Option<PagePrefix> {
         let mut kept = self.decompressed.lock().ok()?;
         let i = kept.iter().position(|(offset, _)| *offset == page_offset)?;
         Some(kept.swap_remove(i).1)
-    }
-
-    /// The page offsets of the sections kept and not yet taken (tests).
-    #[cfg(test)]
-    pub(crate) fn kept_decompressed(&self) -> Vec<u64> {
-        self.decompressed
-            .lock()
-            .map(|k| k.iter().map(|(offset, _)| *offset).collect())
-            .unwrap_or_default()
     }
 
     /// Makes this reader keep every range it fetches for its clones (see the field docs).
@@ -326,7 +275,6 @@ pub(crate) async fn read_parquet(io: &FileIO, read: DataFileRead) -> Result<Open
         physical: &physical,
         groups: &groups,
         ranges: ranges.as_deref(),
-        roots: mapping.roots(),
     };
     let searched = match key_lookup::narrow(pass).await {
         Some(rows) => {

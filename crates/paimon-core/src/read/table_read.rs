@@ -86,7 +86,8 @@ pub struct TableRead {
     sorted_key: Option<DataField>,
     /// Top-level string and binary columns as views ([`TableRead::with_string_views`]).
     string_views: bool,
-    /// Set by [`TableRead::read`] when it opens one file only ([`SelectiveRead::only_file`]).
+    /// Set by [`TableRead::read`] when it opens one file only (opened on the caller's task,
+    /// [`TableRead::spawn_file`]).
     only_file: bool,
     metrics: Arc<ReadMetrics>,
 }
@@ -688,7 +689,6 @@ impl TableRead {
             current_fields: self.table.schema().fields.clone().into(),
             late_materialization: true,
             sorted_key: self.sorted_key.clone(),
-            only_file: self.only_file,
             metrics: self.metrics.clone(),
         })
     }

@@ -14,10 +14,6 @@
 //!   search stops at the first value beyond the key and trusts the rest of the page sorted, as
 //!   primary-key files are, so that row is not seen (the limit of the order check, pinned).
 //!
-//! - a table of one file of 200,000 rows read on two workers, whose point lookups decompress
-//!   the other columns' pages ahead while the key is searched (`read::point_pages::Ahead`),
-//!   with keys spread evenly and unevenly (the row's estimate then wrong).
-//!
 //! The search must fire (files searched, rows skipped), and fall back only where keys are not
 //! sorted.
 
@@ -40,12 +36,10 @@ struct Tally {
     searched: u64,
     rows_skipped: u64,
     fallbacks: u64,
-    ahead: u64,
 }
 
 impl Tally {
     fn add(&mut self, m: ReadMetricsSnapshot) {
-        self.ahead += m.pages_decompressed_ahead;
         self.searched += m.key_search_files;
         self.rows_skipped += m.key_search_rows_skipped;
         self.fallbacks += m.key_search_fallbacks;
@@ -350,65 +344,4 @@ async fn lookup_stops_at_the_key(name: &str) {
     assert_eq!(json_rows(&off, plan.splits.clone()).await.unwrap().len(), 1);
     assert_eq!(json_rows(&on, plan.splits).await.unwrap().len(), 0);
     assert_eq!(on.metrics().key_search_files, 1);
-}
-
-/// A table of one bucket and one file of 200,000 rows (several pages per column) whose keys
-/// are `key(i)`, with a nullable string, a double and an int besides.
-async fn one_file_table(name: &str, key: fn(i64) -> i64) -> Table {
-    let t = create_table(
-        name,
-        &[
-            ("id", "BIGINT NOT NULL"),
-            ("s", "STRING"),
-            ("d", "DOUBLE"),
-            ("n", "INT"),
-        ],
-        &[],
-        &["id"],
-        &[("bucket", "1"), ("file.format", "parquet")],
-    )
-    .await;
-    let lines: Vec<Value> = (0..200_000i64)
-        .map(|i| {
-            let s = (i % 9 != 4).then(|| format!("s{}-{}", i, "x".repeat((i % 23) as usize)));
-            json!({"id": key(i), "s": s, "d": (i % 1000) as f64 / 8.0, "n": i % 77})
-        })
-        .collect();
-    write_commit(&t, &[batch(&t, &lines)]).await;
-    Table::open(t.location()).await.unwrap()
-}
-
-/// Point lookups (present and absent keys, at page starts and ends) in a one-file table read
-/// on two workers, with and without selective reads: the same rows.
-async fn lookups_ahead(name: &str, key: fn(i64) -> i64) -> Tally {
-    let t = one_file_table(name, key).await;
-    let mut tally = Tally::default();
-    let mut rng = Rng(0x6168_6561_6400 ^ name.len() as u64);
-    let mut keys: Vec<i64> = [0, 1, 65_535, 65_536, 131_071, 199_999]
-        .into_iter()
-        .map(key)
-        .collect();
-    keys.extend((0..14).map(|_| key((rng.next() % 200_000) as i64)));
-    keys.extend([key(100_000) + 1, -5, key(199_999) + 10]);
-    for k in keys {
-        compare(&t, name, &format!("id = {k}"), 256, &mut tally).await;
-    }
-    assert_eq!(tally.fallbacks, 0, "{tally:?}");
-    tally
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lookups_decompress_other_columns_ahead() {
-    let even = lookups_ahead("key_lookup_ahead_even", |i| i * 3).await;
-    eprintln!("even: {even:?}");
-    let uneven = lookups_ahead("key_lookup_ahead_uneven", |i| i * i / 7 + i).await;
-    eprintln!("uneven: {uneven:?}");
-    assert!(
-        even.non_empty >= 20 && uneven.non_empty >= 20,
-        "{even:?} {uneven:?}"
-    );
-    // How many pages the other worker starts before a search ends is a race (on an idle
-    // machine, all three other columns' pages of nearly every lookup; under load, fewer):
-    // some, over 40 lookups. The unit tests of `point_pages::ahead` cover it deterministically.
-    assert!(even.ahead + uneven.ahead > 0, "{even:?} {uneven:?}");
 }

@@ -24,7 +24,6 @@
 use parquet::arrow::async_reader::AsyncFileReader;
 use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::metadata::ParquetMetaData;
-use parquet::file::page_index::column_index::ColumnIndexMetaData;
 
 use super::KeyPass;
 use crate::read::dictionary_skip::touched_pages;
@@ -109,52 +108,6 @@ fn key_pages(
         }));
     }
     Some(pages)
-}
-
-/// The file row where the one key of `intervals` likely lies: interpolated between the min and
-/// max (by the column index) of the one page of key leaf `leaf` that the candidate rows touch.
-/// An estimate only (for work done ahead); `None` when the intervals are not one integer key,
-/// the candidates touch more pages than one, or the index does not bound the key.
-pub(super) fn likely_row(
-    pass: &KeyPass<'_>,
-    md: &ParquetMetaData,
-    leaf: usize,
-    candidates: &[RowRange],
-    intervals: &[KeyInterval],
-) -> Option<u64> {
-    let [iv] = intervals else {
-        return None;
-    };
-    let key = integer(&iv.low)?;
-    if integer(&iv.high)? != key || !iv.low_inclusive || !iv.high_inclusive {
-        return None;
-    }
-    let pages = key_pages(pass, md, leaf, candidates)?;
-    let [page] = pages.as_slice() else {
-        return None;
-    };
-    let group_start = pass.groups.iter().find(|g| g.0 == page.row_group)?.1.start;
-    let local = page.first_row.checked_sub(group_start)?;
-    let locations = md
-        .offset_index()?
-        .get(page.row_group)?
-        .get(leaf)?
-        .page_locations();
-    let p = locations
-        .iter()
-        .position(|l| u64::try_from(l.first_row_index).ok() == Some(local))?;
-    let (min, max) = match md.column_index()?.get(page.row_group)?.get(leaf)? {
-        ColumnIndexMetaData::INT32(x) => (i64::from(*x.min_value(p)?), i64::from(*x.max_value(p)?)),
-        ColumnIndexMetaData::INT64(x) => (*x.min_value(p)?, *x.max_value(p)?),
-        _ => return None,
-    };
-    if key < min || key > max {
-        return None;
-    }
-    let span = (i128::from(max) - i128::from(min)).max(1);
-    let offset =
-        (i128::from(key) - i128::from(min)) * i128::from(page.rows.saturating_sub(1)) / span;
-    page.first_row.checked_add(u64::try_from(offset).ok()?)
 }
 
 /// Searches the key column's leaf `leaf` in the pages the candidate rows touch; `None` when

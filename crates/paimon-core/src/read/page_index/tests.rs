@@ -90,7 +90,6 @@ async fn read(path: &Path, sql: &str, selective: bool, late: bool) -> Outcome {
             current_fields: fields().into(),
             late_materialization: late,
             sorted_key: None,
-            only_file: false,
             metrics: metrics.clone(),
         });
     }

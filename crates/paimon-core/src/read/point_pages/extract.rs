@@ -253,9 +253,8 @@ pub(super) enum Levels {
 }
 
 /// The values' section of a page, where its values start in it, and its definition levels.
-/// `ready`: the section as this function built it before, already decompressed in part (by a
-/// key pass, or ahead of the point read, [`super::ahead`]), used in place of a new one when its
-/// size is the header's, with `data` as its input when that is the longer fetch.
+/// `ready`: the section already decompressed (a key pass decompressed this page of a required
+/// column whole), used when its size is the header's.
 pub(super) fn sections(
     h: &PageHeader,
     data: Bytes,
@@ -263,6 +262,12 @@ pub(super) fn sections(
     codec: Compression,
     ready: Option<PagePrefix>,
 ) -> Option<(PagePrefix, usize, Option<Levels>)> {
+    if let Some(values) = ready {
+        let required = leaf.max_def == 0 && h.def_len == 0 && h.rep_len == 0;
+        if required && values.total() == h.uncompressed_size {
+            return Some((values, 0, None));
+        }
+    }
     if h.page_type == DATA_PAGE_V2 {
         if h.rep_len != 0 || (leaf.max_def == 0) != (h.def_len == 0) {
             return None;
@@ -270,24 +275,15 @@ pub(super) fn sections(
         let levels = data.slice(..h.def_len.min(data.len()));
         let stored = data.slice(h.def_len.min(data.len())..);
         let total = h.uncompressed_size.checked_sub(h.def_len)?;
-        let values = match ready.filter(|r| r.total() == total) {
-            Some(mut values) => {
-                values.widen(stored);
-                values
-            }
-            None if h.is_compressed => PagePrefix::new(stored, total, codec)?,
-            None => PagePrefix::plain(stored),
+        let values = if h.is_compressed {
+            PagePrefix::new(stored, total, codec)?
+        } else {
+            PagePrefix::plain(stored)
         };
         let levels = (leaf.max_def > 0).then(|| Levels::Own(PagePrefix::plain(levels)));
         return Some((values, 0, levels));
     }
-    let mut values = match ready.filter(|r| r.total() == h.uncompressed_size) {
-        Some(mut values) => {
-            values.widen(data);
-            values
-        }
-        None => PagePrefix::new(data, h.uncompressed_size, codec)?,
-    };
+    let mut values = PagePrefix::new(data, h.uncompressed_size, codec)?;
     if leaf.max_def == 0 {
         return Some((values, 0, None));
     }

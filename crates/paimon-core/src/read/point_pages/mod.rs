@@ -21,12 +21,10 @@
 //! is `None`: the caller reads the same rows with arrow-rs, which also reports what is wrong
 //! with the file.
 
-mod ahead;
 mod delta;
 mod extract;
 mod prefix;
 
-pub(crate) use self::ahead::Ahead;
 pub(crate) use self::extract::{next_run, Dictionary, Leaf, Run};
 pub(crate) use self::prefix::PagePrefix;
 
@@ -50,7 +48,7 @@ use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMeta
 use self::extract::{pick, plain_page, FetchedPage, Picked};
 use super::dictionary_skip::{touched_pages, TouchedPage};
 use super::page_header::{PageHeader, PLAIN};
-use super::parquet::{leaf_columns, FileIoParquetReader, KeptSection};
+use super::parquet::{leaf_columns, FileIoParquetReader};
 use super::selection::intersect;
 use crate::spec::row_range::RowRange;
 
@@ -97,16 +95,16 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let last = jobs.pop()?;
     let mut tasks = Vec::with_capacity(jobs.len());
     for job in jobs {
-        let kept = kept_sections(read.reader, &job);
+        let ready = kept_sections(read.reader, &job);
         let reader = read.reader.clone();
         let md = md.clone();
         tasks.push(tokio::spawn(async move {
-            let picked = pick_kept(&reader, &md, &job, kept).await;
+            let picked = read_leaf(&reader, &md, &job, ready).await;
             (job, picked)
         }));
     }
-    let kept = kept_sections(read.reader, &last);
-    let picked = pick_kept(read.reader, md, &last, kept).await;
+    let ready = kept_sections(read.reader, &last);
+    let picked = read_leaf(read.reader, md, &last, ready).await;
     let mut columns = Vec::with_capacity(tasks.len() + 1);
     for t in futures::future::join_all(tasks).await {
         let (job, picked) = t.ok()?;
@@ -116,9 +114,9 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     arrow_decode(read.meta, &read, columns)
 }
 
-/// The sections of `job`'s pages that a key pass decompressed (as far as it needed), or that
-/// are decompressed ahead ([`Ahead`]), taken from `reader`.
-fn kept_sections(reader: &FileIoParquetReader, job: &LeafJob) -> Vec<(u64, KeptSection)> {
+/// The sections of `job`'s pages that a key pass decompressed (as far as it needed), taken
+/// from `reader`.
+fn kept_sections(reader: &FileIoParquetReader, job: &LeafJob) -> HashMap<u64, PagePrefix> {
     job.pages
         .iter()
         .filter_map(|p| {
@@ -126,22 +124,6 @@ fn kept_sections(reader: &FileIoParquetReader, job: &LeafJob) -> Vec<(u64, KeptS
             Some((start, reader.take_decompressed(start)?))
         })
         .collect()
-}
-
-/// The picked rows of `job`, going on from the sections `kept` (once they are there).
-async fn pick_kept(
-    reader: &FileIoParquetReader,
-    md: &ParquetMetaData,
-    job: &LeafJob,
-    kept: Vec<(u64, KeptSection)>,
-) -> Option<Picked> {
-    let mut ready = HashMap::with_capacity(kept.len());
-    for (start, section) in kept {
-        if let Some(section) = section.get().await {
-            ready.insert(start, section);
-        }
-    }
-    read_leaf(reader, md, job, ready).await
 }
 
 /// The values of a PLAIN or dictionary-encoded data page (`page`: header first) of a required

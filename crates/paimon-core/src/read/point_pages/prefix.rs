@@ -166,20 +166,13 @@ impl PagePrefix {
         }
     }
 
-    /// Takes `input` as the section's stored bytes when it holds more of them (a longer
-    /// fetch of the same page's start): decompression goes on where it stopped.
-    pub(crate) fn widen(&mut self, input: Bytes) {
-        if input.len() > self.input.len() {
-            self.input = input;
-        }
-    }
-
     /// The section's decompressed size.
     pub(crate) fn total(&self) -> usize {
         self.total
     }
 
     /// Bytes decompressed so far.
+    #[cfg(test)]
     pub(crate) fn decompressed(&self) -> usize {
         self.out.len()
     }

@@ -13,7 +13,7 @@ use super::*;
 use crate::read::file_reader::DataFileRead;
 use crate::read::key_search::key_intervals;
 use crate::read::page_header::PageHeader;
-use crate::read::parquet::{FileIoParquetReader, KeptSection};
+use crate::read::parquet::FileIoParquetReader;
 use crate::read::test_files::{groups, metadata, parquet_bytes, random_byte_strings, reader};
 use crate::spec::types::DataType;
 
@@ -116,7 +116,6 @@ async fn run_on(
         physical: &["id"],
         groups: &groups,
         ranges: None,
-        roots: &[0],
     };
     search(&pass, key, 0, &all, &intervals(key, sql)).await
 }
@@ -420,10 +419,7 @@ async fn last_page_searched_up_to_the_first_value_beyond(dictionary: bool) {
         let found = run_on(&r, &bytes, &key, "id = 3000").await;
         assert_eq!(found, Some(KeyPages::Found(vec![1000..1001])));
         // Handed on to the point read as far as it was decompressed.
-        let mut kept = r
-            .take_decompressed(page_offsets(&bytes)[0] as u64)
-            .and_then(KeptSection::ready)
-            .unwrap();
+        let mut kept = r.take_decompressed(page_offsets(&bytes)[0] as u64).unwrap();
         let so_far = kept.decompressed();
         assert!(so_far < kept.total() / 4, "{so_far} of {}", kept.total());
         if !dictionary {
@@ -434,10 +430,7 @@ async fn last_page_searched_up_to_the_first_value_beyond(dictionary: bool) {
     let r = reader(&bytes).await;
     let found = run_on(&r, &bytes, &key, "id = 1199997").await;
     assert_eq!(found, Some(KeyPages::Found(vec![399_999..400_000])));
-    let kept = r
-        .take_decompressed(page_offsets(&bytes)[0] as u64)
-        .and_then(KeptSection::ready)
-        .unwrap();
+    let kept = r.take_decompressed(page_offsets(&bytes)[0] as u64).unwrap();
     assert_eq!(kept.decompressed(), kept.total());
     let mut early = sorted.clone();
     early.swap(10, 11);
