@@ -496,7 +496,6 @@ impl TableRead {
         split: Arc<DataSplit>,
         index: usize,
     ) -> Result<BoxStream<'static, Result<RecordBatch>>> {
-        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
         if self.only_file {
             let (s, in_memory) = self.open_file(&split, index).await?;
             if in_memory {
@@ -505,9 +504,11 @@ impl TableRead {
                     .try_filter(|b| futures::future::ready(b.num_rows() > 0));
                 return Ok(filtered.boxed());
             }
+            let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
             tokio::spawn(self.forward(s, tx));
             return Ok(tokio_stream_from(rx));
         }
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(CHANNEL_DEPTH);
         tokio::spawn(async move {
             match self.open_file(&split, index).await {
                 Ok((s, _)) => self.forward(s, tx).await,
