@@ -177,7 +177,8 @@ impl IndexChanges {
             }
         }
         if survivors {
-            let entry = super::vectors::update_vectors(table, split, &m.compact_before, vec![]);
+            let entry =
+                super::vectors::update_vectors(table, split, &m.compact_before, Default::default());
             m.new_index_files.extend(entry.await?);
         }
         Ok(())

@@ -5,8 +5,20 @@
 //! timestamp or float key, and small composite keys) are held as big-endian `u128`s: byte
 //! strings of one length compare as those integers, so sorting, set operations and the join
 //! compare integers, with one allocation for all the keys. Other keys are byte strings.
+//! Integer key columns without nulls pack straight from their values ([`pack_integers`]), with
+//! no row conversion.
 
 use std::cmp::Ordering;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    ArrowPrimitiveType, Date32Type, Date64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::{DataType, TimeUnit};
 
 use crate::{Error, Result};
 
@@ -48,6 +60,89 @@ fn pack(width: usize, row: &[u8]) -> Result<u128> {
     }
 }
 
+/// The rows of the integer key `columns` (one array per key column, all of one length) as
+/// [`KeyList::Packed`] keys of `width`-byte rows, computed from the values: the bytes
+/// `arrow_row` gives a valid integer (a `1` byte, then the value big-endian, a signed type's
+/// sign bit flipped), concatenated and zero-padded as [`pack`] pads a row. `None` when a column
+/// is not an integer (dates, times and timestamps are), holds a null, or the rows are not
+/// `width` bytes wide.
+pub(super) fn pack_integers(columns: &[ArrayRef], width: usize) -> Option<Vec<u128>> {
+    let rows = columns.first()?.len();
+    let mut out = vec![0u128; rows];
+    let mut used = 0usize;
+    for c in columns {
+        if c.len() != rows || c.null_count() > 0 {
+            return None;
+        }
+        used += 1 + append_integers(&mut out, c.as_ref())?;
+    }
+    if used != width || !(1..=16).contains(&used) {
+        return None;
+    }
+    let pad = 8 * (16 - used as u32);
+    for k in &mut out {
+        *k = k.checked_shl(pad).unwrap_or(0);
+    }
+    Some(out)
+}
+
+/// Appends column `c`'s encoded values to `out`'s rows; its value width in bytes, `None` when
+/// `c` is not an integer column.
+fn append_integers(out: &mut [u128], c: &dyn Array) -> Option<usize> {
+    /// A signed value's bits with the sign bit flipped: unsigned order is signed order.
+    fn flip<const BYTES: u32>(bits: u64) -> u128 {
+        let mask = u64::MAX >> (64 - 8 * BYTES);
+        u128::from((bits ^ (1 << (8 * BYTES - 1))) & mask)
+    }
+    fn put<T: ArrowPrimitiveType>(
+        out: &mut [u128],
+        c: &dyn Array,
+        bytes: u32,
+        encode: impl Fn(T::Native) -> u128,
+    ) -> Option<usize> {
+        let values = c.as_primitive_opt::<T>()?.values();
+        let valid = 1u128 << (8 * bytes);
+        for (k, v) in out.iter_mut().zip(values.iter()) {
+            *k = (*k << (8 * (bytes + 1))) | valid | encode(*v);
+        }
+        Some(bytes as usize)
+    }
+    let i64_bits = |v: i64| flip::<8>(v as u64);
+    match c.data_type() {
+        DataType::Int8 => put::<Int8Type>(out, c, 1, |v| flip::<1>(v as u64)),
+        DataType::Int16 => put::<Int16Type>(out, c, 2, |v| flip::<2>(v as u64)),
+        DataType::Int32 => put::<Int32Type>(out, c, 4, |v| flip::<4>(v as u64)),
+        DataType::Int64 => put::<Int64Type>(out, c, 8, i64_bits),
+        DataType::UInt8 => put::<UInt8Type>(out, c, 1, u128::from),
+        DataType::UInt16 => put::<UInt16Type>(out, c, 2, u128::from),
+        DataType::UInt32 => put::<UInt32Type>(out, c, 4, u128::from),
+        DataType::UInt64 => put::<UInt64Type>(out, c, 8, u128::from),
+        DataType::Date32 => put::<Date32Type>(out, c, 4, |v| flip::<4>(v as u64)),
+        DataType::Date64 => put::<Date64Type>(out, c, 8, i64_bits),
+        DataType::Time32(TimeUnit::Second) => {
+            put::<Time32SecondType>(out, c, 4, |v| flip::<4>(v as u64))
+        }
+        DataType::Time32(TimeUnit::Millisecond) => {
+            put::<Time32MillisecondType>(out, c, 4, |v| flip::<4>(v as u64))
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            put::<Time64MicrosecondType>(out, c, 8, i64_bits)
+        }
+        DataType::Time64(TimeUnit::Nanosecond) => put::<Time64NanosecondType>(out, c, 8, i64_bits),
+        DataType::Timestamp(TimeUnit::Second, _) => put::<TimestampSecondType>(out, c, 8, i64_bits),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            put::<TimestampMillisecondType>(out, c, 8, i64_bits)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            put::<TimestampMicrosecondType>(out, c, 8, i64_bits)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            put::<TimestampNanosecondType>(out, c, 8, i64_bits)
+        }
+        _ => None,
+    }
+}
+
 /// Collects rows into a [`KeyList`].
 #[derive(Debug)]
 pub(super) struct KeyCollector(KeyList);
@@ -63,6 +158,18 @@ impl KeyCollector {
         match &mut self.0 {
             KeyList::Packed { width, keys } => keys.push(pack(*width, row)?),
             KeyList::Bytes(keys) => keys.push(row.to_vec()),
+        }
+        Ok(())
+    }
+
+    /// Adds keys packed as this collector's (see [`pack_integers`]). Errors when the collector
+    /// holds byte rows.
+    pub(super) fn extend_packed(&mut self, packed: &[u128]) -> Result<()> {
+        match &mut self.0 {
+            KeyList::Packed { keys, .. } => keys.extend_from_slice(packed),
+            KeyList::Bytes(_) => {
+                return Err(Error::internal("packed keys given to a byte-row key set"))
+            }
         }
         Ok(())
     }
@@ -305,6 +412,61 @@ mod tests {
         let list = collect(&[vec![1; 9]], Some(9));
         assert!(list.contains(&[1; 10]).is_err());
         assert!(list.probe(&[1; 3]).is_err());
+    }
+
+    #[test]
+    fn integer_columns_pack_as_their_rows_do() {
+        use std::sync::Arc;
+
+        use arrow_array::{
+            Date32Array, Float64Array, Int32Array, Int64Array, Int8Array,
+            TimestampMicrosecondArray, UInt16Array,
+        };
+        use arrow_row::{RowConverter, SortField};
+
+        let ts = TimestampMicrosecondArray::from(vec![i64::MIN, -1, 0, 1, i64::MAX, 7])
+            .with_timezone("UTC");
+        let keys: Vec<Vec<ArrayRef>> = vec![
+            vec![Arc::new(Int64Array::from(vec![
+                i64::MIN,
+                -1,
+                0,
+                1,
+                i64::MAX,
+                42,
+            ]))],
+            vec![
+                Arc::new(Int32Array::from(vec![i32::MIN, -7, 0, 3, i32::MAX, -1])),
+                Arc::new(Int8Array::from(vec![-128i8, -1, 0, 1, 127, 5])),
+            ],
+            vec![
+                Arc::new(UInt16Array::from(vec![0u16, 1, 65535, 300, 2, 9])),
+                Arc::new(Date32Array::from(vec![-3, 0, 19000, i32::MIN, i32::MAX, 1])),
+            ],
+            vec![Arc::new(ts)],
+        ];
+        for columns in keys {
+            let fields = columns
+                .iter()
+                .map(|c| SortField::new(c.data_type().clone()))
+                .collect();
+            let rows = RowConverter::new(fields)
+                .unwrap()
+                .convert_columns(&columns)
+                .unwrap();
+            let width = rows.row(0).data().len();
+            let want: Vec<u128> = rows
+                .iter()
+                .map(|r| pack(width, r.data()).unwrap())
+                .collect();
+            assert_eq!(pack_integers(&columns, width), Some(want), "{columns:?}");
+            assert_eq!(pack_integers(&columns, width + 1), None);
+        }
+        let with_null: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None]));
+        assert_eq!(pack_integers(&[with_null], 9), None);
+        let float: ArrayRef = Arc::new(Float64Array::from(vec![1.0]));
+        assert_eq!(pack_integers(&[float], 9), None);
+        assert_eq!(pack_integers(&[], 0), None);
     }
 
     #[test]

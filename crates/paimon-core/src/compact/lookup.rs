@@ -34,13 +34,12 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{BooleanArray, RecordBatch};
-use arrow_row::{RowConverter, SortField};
-use arrow_schema::DataType as ArrowType;
+use arrow_array::RecordBatch;
 use futures::StreamExt;
 
 use super::index::WrittenValues;
-use super::key_list::{packed_width, KeyCollector, KeyList};
+use super::key_list::KeyList;
+use super::key_set::{BatchKeys, KeySet};
 use super::pk::kv_file_batch;
 use super::rewrite::{task_steps, Step};
 use super::universal::{level_sorted_runs, Picker};
@@ -58,6 +57,9 @@ use crate::spec::types::DataField;
 use crate::write::file_writer::FileSpec;
 use crate::write::kv_layout::KvLayout;
 use crate::{Error, Result};
+
+/// The lookup's marks: per data file, the row positions it found, ascending.
+pub(super) type Marks = BTreeMap<String, Vec<u64>>;
 
 /// What the lookup compaction of one bucket did.
 pub(super) struct LookupOutcome {
@@ -132,7 +134,7 @@ pub(super) async fn compact_bucket(
     if pick.remaining.is_empty() {
         let output = (spec, kv, &mut *written);
         let after = rewrite(table, output, split, (&pick, None), &keys, None).await?;
-        return outcome(table, split, pick, after, Vec::new()).await;
+        return outcome(table, split, pick, after, Marks::new()).await;
     }
     let mut input_keys = keys.collector();
     let mut level1_keys = keys.collector();
@@ -141,12 +143,10 @@ pub(super) async fn compact_bucket(
         let mut rows = keyed_rows(table, split, i, &key_fields)?;
         while let Some(batch) = rows.next().await {
             let batch = batch?;
-            for row in keys.rows(&batch)?.iter() {
-                if level1 {
-                    level1_keys.push(row.as_ref())?;
-                }
-                input_keys.push(row.as_ref())?;
+            if level1 {
+                keys.collect(&batch, &mut level1_keys)?;
             }
+            keys.collect(&batch, &mut input_keys)?;
         }
     }
     let (input_keys, level1_keys) = (input_keys.finish(), level1_keys.finish());
@@ -162,7 +162,7 @@ pub(super) async fn compact_bucket(
     // inputs only.
     let (rewritten, high) = match first_row {
         true => (input_keys.difference(&shadowed), None),
-        false => (input_keys, Some(marks.as_slice())),
+        false => (input_keys, Some(&marks)),
     };
     let after = rewrite(
         table,
@@ -177,7 +177,7 @@ pub(super) async fn compact_bucket(
 }
 
 /// The first visible record of each `pending` key in the levels above the output level,
-/// lowest level first (Java `LookupLevels`): the (file, row position) marks and the keys found.
+/// lowest level first (Java `LookupLevels`): the marks and the keys found.
 ///
 /// A merge join: the pending keys sorted once, each file's rows walked in key order (a
 /// primary-key file is one sorted run) with a cursor into them; a file is read only until its
@@ -189,8 +189,8 @@ async fn lookup(
     pick: &Pick,
     (key_fields, keys): (&[DataField], &KeySet),
     mut pending: KeyList,
-) -> Result<(Vec<(String, u64)>, KeyList)> {
-    let mut marks: Vec<(String, u64)> = Vec::new();
+) -> Result<(Marks, KeyList)> {
+    let mut marks = Marks::new();
     let mut shadowed = KeyList::empty(keys.packed);
     for indices in pick.remaining.values() {
         if pending.is_empty() {
@@ -201,7 +201,8 @@ async fn lookup(
             let name = split.files.get(i).map(|f| f.file_name.clone());
             let name = name.ok_or_else(|| Error::internal("file index out of range"))?;
             let rows = keyed_rows(table, split, i, key_fields)?;
-            join_file(rows, keys, &name, &pending, &mut found, &mut marks).await?;
+            let file_marks = marks.entry(name.clone()).or_default();
+            join_file(rows, keys, &name, &pending, &mut found, file_marks).await?;
         }
         let (hit, kept) = pending.partition(&found);
         shadowed = shadowed.union(hit);
@@ -211,17 +212,18 @@ async fn lookup(
 }
 
 /// Joins one file's visible rows (key columns, then the row position) with the sorted
-/// `pending` keys: each match is marked (`marks`, `found`).
+/// `pending` keys: each match is marked (`marks`: the file's positions, `found`).
 async fn join_file(
     mut rows: futures::stream::BoxStream<'static, Result<RecordBatch>>,
     keys: &KeySet,
     name: &str,
     pending: &KeyList,
     found: &mut [bool],
-    marks: &mut Vec<(String, u64)>,
+    marks: &mut Vec<u64>,
 ) -> Result<()> {
     let mut cursor = 0usize;
     let mut previous: Vec<u8> = Vec::new();
+    let mut previous_packed: Option<u128> = None;
     while let Some(batch) = rows.next().await {
         let batch = batch?;
         let positions = batch
@@ -230,7 +232,23 @@ async fn join_file(
             .and_then(|c| c.as_primitive_opt::<Int64Type>())
             .ok_or_else(|| Error::internal("row index column missing"))?
             .clone();
-        let key_rows = keys.rows(&batch)?;
+        let key_rows = match (keys.packed_rows(&batch)?, pending) {
+            (BatchKeys::Packed(rows), KeyList::Packed { keys: pending, .. }) => {
+                let join = PackedJoin {
+                    name,
+                    pending,
+                    found: &mut *found,
+                    marks: &mut *marks,
+                };
+                let at = (&mut cursor, &mut previous_packed);
+                match join.batch(&rows, positions.values(), at)? {
+                    true => continue,
+                    false => return Ok(()),
+                }
+            }
+            (BatchKeys::Packed(_), KeyList::Bytes(_)) => keys.rows(&batch)?,
+            (BatchKeys::Rows(rows), _) => rows,
+        };
         for (j, (row, pos)) in key_rows.iter().zip(positions.values()).enumerate() {
             let row = row.as_ref();
             let before = match j {
@@ -254,7 +272,7 @@ async fn join_file(
                 if let Some(f) = found.get_mut(cursor) {
                     *f = true;
                 }
-                marks.push((name.to_string(), u64::try_from(*pos).unwrap_or(0)));
+                marks.push(u64::try_from(*pos).unwrap_or(0));
             }
         }
         if let Some(last) = key_rows.num_rows().checked_sub(1) {
@@ -263,6 +281,50 @@ async fn join_file(
         }
     }
     Ok(())
+}
+
+/// [`join_file`] over keys packed as `u128`s (see [`KeyList`]): integer compares, no rows.
+struct PackedJoin<'a> {
+    name: &'a str,
+    pending: &'a [u128],
+    found: &'a mut [bool],
+    marks: &'a mut Vec<u64>,
+}
+
+impl PackedJoin<'_> {
+    /// Joins one batch's `keys` (with their row `positions`), going on from `cursor` (into
+    /// the pending keys) and `previous` (the file's last key so far); false once past the last
+    /// pending key (the rest of the file has nothing to find).
+    fn batch(
+        self,
+        keys: &[u128],
+        positions: &[i64],
+        (cursor, previous): (&mut usize, &mut Option<u128>),
+    ) -> Result<bool> {
+        for (&key, pos) in keys.iter().zip(positions) {
+            if previous.is_some_and(|p| key < p) {
+                return Err(Error::data_invalid(format!(
+                    "data file {} is not sorted by its primary key (row {pos})",
+                    self.name
+                )));
+            }
+            *previous = Some(key);
+            while self.pending.get(*cursor).is_some_and(|p| *p < key) {
+                *cursor += 1;
+            }
+            match self.pending.get(*cursor) {
+                None => return Ok(false),
+                Some(p) if *p == key => {
+                    if let Some(f) = self.found.get_mut(*cursor) {
+                        *f = true;
+                    }
+                    self.marks.push(u64::try_from(*pos).unwrap_or(0));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(true)
+    }
 }
 
 /// The input files (indices into `split.files`) that move to the output level when Java
@@ -343,9 +405,7 @@ async fn upgrade(
             }
             let mut rows = keyed_rows(table, split, i, key.0)?;
             while let Some(batch) = rows.next().await {
-                for row in key.1.rows(&batch?)?.iter() {
-                    pending.push(row.as_ref())?;
-                }
+                key.1.collect(&batch?, &mut pending)?;
             }
         }
     }
@@ -385,7 +445,7 @@ async fn outcome(
     split: &DataSplit,
     pick: Pick,
     after: Vec<DataFileMeta>,
-    marks: Vec<(String, u64)>,
+    marks: Marks,
 ) -> Result<Option<LookupOutcome>> {
     let before: Vec<DataFileMeta> = pick
         .inputs
@@ -405,87 +465,6 @@ async fn outcome(
         changed_levels,
         dv_entry,
     }))
-}
-
-/// Key columns as comparable rows.
-struct KeySet {
-    converter: RowConverter,
-    width: usize,
-    /// The row width when the keys' rows pack into a `u128` ([`KeyList`]).
-    packed: Option<usize>,
-}
-
-impl KeySet {
-    fn new(key_fields: &[DataField]) -> Result<Self> {
-        let arrow = crate::arrow::arrow_schema(key_fields)?;
-        let sort = arrow
-            .fields()
-            .iter()
-            .map(|f| SortField::new(f.data_type().clone()))
-            .collect();
-        // `arrow_row` encodes a fixed-width value as a validity byte and its bytes.
-        let packed = packed_width(arrow.fields().iter().map(|f| match f.data_type() {
-            ArrowType::Boolean => Some(2),
-            t @ (ArrowType::Int8
-            | ArrowType::Int16
-            | ArrowType::Int32
-            | ArrowType::Int64
-            | ArrowType::UInt8
-            | ArrowType::UInt16
-            | ArrowType::UInt32
-            | ArrowType::UInt64
-            | ArrowType::Float32
-            | ArrowType::Float64
-            | ArrowType::Date32
-            | ArrowType::Date64
-            | ArrowType::Time32(_)
-            | ArrowType::Time64(_)
-            | ArrowType::Timestamp(_, _)) => t.primitive_width().map(|w| w + 1),
-            _ => None,
-        }));
-        Ok(KeySet {
-            converter: RowConverter::new(sort)?,
-            width: key_fields.len(),
-            packed,
-        })
-    }
-
-    /// An empty collector of these keys.
-    fn collector(&self) -> KeyCollector {
-        KeyCollector::new(self.packed)
-    }
-
-    /// The keys of `batch`, whose first columns are the key columns.
-    fn rows(&self, batch: &RecordBatch) -> Result<arrow_row::Rows> {
-        let cols = batch
-            .columns()
-            .get(..self.width)
-            .ok_or_else(|| Error::internal("key columns missing"))?;
-        Ok(self.converter.convert_columns(cols)?)
-    }
-
-    /// Rows of `batch` (key columns at `positions`) whose key is in `set`.
-    fn mask(
-        &self,
-        batch: &RecordBatch,
-        positions: &[usize],
-        set: &KeyList,
-    ) -> Result<BooleanArray> {
-        let cols: Vec<_> = positions
-            .iter()
-            .map(|&p| {
-                batch
-                    .columns()
-                    .get(p)
-                    .cloned()
-                    .ok_or_else(|| Error::internal("key column missing"))
-            })
-            .collect::<Result<_>>()?;
-        let rows = self.converter.convert_columns(&cols)?;
-        rows.iter()
-            .map(|r| set.contains(r.as_ref()).map(Some))
-            .collect()
-    }
 }
 
 /// The visible rows of file `i` of `split` (its deletion vector applied): key columns, then
@@ -529,25 +508,19 @@ async fn rewrite(
     table: &Table,
     (spec, kv, written): (&Arc<FileSpec>, &Arc<KvLayout>, &mut WrittenValues),
     split: &DataSplit,
-    (pick, high): (&Pick, Option<&[(String, u64)]>),
+    (pick, high): (&Pick, Option<&Marks>),
     keys: &KeySet,
     input_keys: Option<&KeyList>,
 ) -> Result<Vec<DataFileMeta>> {
     let mut chosen: Vec<(usize, Option<Vec<RowRange>>)> =
         pick.inputs.iter().map(|&i| (i, None)).collect();
     if let Some(marks) = high {
-        let mut by_file: std::collections::HashMap<&str, Vec<u64>> = Default::default();
-        for (name, pos) in marks {
-            by_file.entry(name.as_str()).or_default().push(*pos);
-        }
         for &i in pick.remaining.values().flatten() {
-            let rows = split
-                .files
-                .get(i)
-                .and_then(|f| by_file.get_mut(f.file_name.as_str()));
-            if let Some(rows) = rows {
+            let rows = split.files.get(i).and_then(|f| marks.get(&f.file_name));
+            if let Some(rows) = rows.filter(|r| !r.is_empty()) {
+                let mut rows = rows.clone();
                 rows.sort_unstable();
-                chosen.push((i, Some(row_runs(rows))));
+                chosen.push((i, Some(row_runs(&rows))));
             }
         }
     }
@@ -657,13 +630,29 @@ mod tests {
         assert_eq!(pick(&files, &mut picker, 6).unwrap().level, 4);
     }
 
-    type Marks = Vec<(String, u64)>;
+    /// `join_file` over batches of (key, position) rows of one BIGINT-keyed file: the marked
+    /// positions and the pending keys found, by the packed join and by the row join.
+    fn join(batches: &[(&[i64], &[i64])], pending: &[i64]) -> Result<(Vec<u64>, Vec<bool>)> {
+        let packed = join_as(batches, pending, true);
+        let rows = join_as(batches, pending, false);
+        match (&packed, &rows) {
+            (Ok(p), Ok(r)) => assert_eq!(p, r),
+            (Err(p), Err(r)) => assert_eq!(p.to_string(), r.to_string()),
+            _ => panic!("the joins disagree: {packed:?} {rows:?}"),
+        }
+        packed
+    }
 
-    /// `join_file` over batches of (key, position) rows of one BIGINT-keyed file.
-    fn join(batches: &[(&[i64], &[i64])], pending: &[i64]) -> Result<(Marks, Vec<bool>)> {
+    /// `join_file` with the file's keys packed from their values (`packed`) or as rows.
+    fn join_as(
+        batches: &[(&[i64], &[i64])],
+        pending: &[i64],
+        packed: bool,
+    ) -> Result<(Vec<u64>, Vec<bool>)> {
         use crate::spec::types::{DataType, TypeKind};
         let fields = [DataField::new(0, "k", DataType::not_null(TypeKind::BigInt))];
-        let keys = KeySet::new(&fields).unwrap();
+        let mut keys = KeySet::new(&fields).unwrap();
+        keys.pack_values = packed;
         let schema = Arc::new(arrow_schema::Schema::new(vec![
             arrow_schema::Field::new("k", arrow_schema::DataType::Int64, false),
             arrow_schema::Field::new("_pos", arrow_schema::DataType::Int64, false),
@@ -712,7 +701,7 @@ mod tests {
             &[7, -3, 4, 100],
         )
         .unwrap();
-        let positions: Vec<u64> = marks.iter().map(|m| m.1).collect();
+        let positions = marks;
         assert_eq!(positions, [1, 5]);
         // Sorted pending order: -3, 4, 7, 100.
         assert_eq!(found, [true, false, true, false]);

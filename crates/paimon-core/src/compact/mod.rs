@@ -33,6 +33,7 @@
 mod append;
 mod index;
 mod key_list;
+mod key_set;
 mod lookup;
 pub(crate) mod on_write;
 mod parallel;

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use bytes::Bytes;
 
+use super::lookup::Marks;
 use crate::catalog::Table;
 use crate::commit::index_merge::DELETION_VECTORS;
 use crate::index::deletion_vector::MAGIC_V32;
@@ -16,12 +17,12 @@ use crate::spec::manifest::{DataFileMeta, FileKind, IndexManifestEntry};
 use crate::{Error, Result};
 
 /// The bucket's deletion vectors after the compaction: existing ones minus the inputs',
-/// plus `marks`; a new index file (and its `ADD` entry) when they changed.
+/// plus `marks` (row positions per data file); a new index file (and its `ADD` entry) when they changed.
 pub(super) async fn update_vectors(
     table: &Table,
     split: &DataSplit,
     inputs: &[DataFileMeta],
-    marks: Vec<(String, u64)>,
+    marks: Marks,
 ) -> Result<Option<IndexManifestEntry>> {
     let bitmap64 = table.options().deletion_vectors_bitmap64;
     let mut vectors: BTreeMap<String, DeletionVector> = BTreeMap::new();
@@ -35,11 +36,18 @@ pub(super) async fn update_vectors(
     for f in inputs {
         modified |= vectors.remove(&f.file_name).is_some();
     }
-    for (file, pos) in marks {
+    for (file, positions) in marks {
+        if positions.is_empty() {
+            continue;
+        }
         let dv = vectors
             .entry(file.clone())
             .or_insert_with(|| DeletionVector::new(bitmap64));
-        modified |= dv.delete(pos).map_err(|e| e.with_context("file", file))?;
+        for pos in positions {
+            modified |= dv
+                .delete(pos)
+                .map_err(|e| e.with_context("file", file.clone()))?;
+        }
     }
     if !modified {
         return Ok(None);
