@@ -242,8 +242,10 @@ fn concat_parts(parts: &[ArrayRef]) -> Result<ArrayRef> {
 /// The indexed column of a group from the values compaction wrote: `written` holds the rows
 /// of `in_write_order` (the files as written, one after another), `by_name` the same files
 /// sorted by name. `None` when the rows do not add up (the caller reads the files instead).
+/// The recorded parts are dropped as soon as they are copied into one array, so that no more
+/// than two copies of the column are held at once.
 pub(crate) fn written_group_column(
-    written: &[ArrayRef],
+    written: Vec<ArrayRef>,
     in_write_order: &[DataFileMeta],
     by_name: &[DataFileMeta],
 ) -> Result<Option<ArrayRef>> {
@@ -260,7 +262,15 @@ pub(crate) fn written_group_column(
     if written.is_empty() || offset != total || by_name.len() != in_write_order.len() {
         return Ok(None);
     }
-    let all = concat_parts(written)?;
+    let all = concat_parts(&written)?;
+    drop(written);
+    if by_name
+        .iter()
+        .zip(in_write_order)
+        .all(|(a, b)| a.file_name == b.file_name)
+    {
+        return Ok(Some(all));
+    }
     let mut parts = Vec::with_capacity(by_name.len());
     for f in by_name {
         let Some(&(start, rows)) = starts.get(f.file_name.as_str()) else {
@@ -315,13 +325,21 @@ mod tests {
             Arc::new(Int64Array::from(vec![20, 21, 100])),
             Arc::new(Int64Array::from(vec![101, 102, 10])),
         ];
-        let column = written_group_column(&written, &in_write_order, &by_name)
+        let column = written_group_column(written.clone(), &in_write_order, &by_name)
             .unwrap()
             .unwrap();
         assert_eq!(values(&column), vec![10, 100, 101, 102, 20, 21]);
         // One file: the written values as they are.
         let one = vec![file("d-0", 6, 5, 0, 0)];
-        let column = written_group_column(&written, &one, &one).unwrap().unwrap();
+        let column = written_group_column(written.clone(), &one, &one)
+            .unwrap()
+            .unwrap();
+        assert_eq!(values(&column), vec![20, 21, 100, 101, 102, 10]);
+        // Written in name order: the written values as they are.
+        let named = vec![file("d-1", 4, 5, 0, 0), file("d-2", 2, 5, 0, 0)];
+        let column = written_group_column(written, &named, &named)
+            .unwrap()
+            .unwrap();
         assert_eq!(values(&column), vec![20, 21, 100, 101, 102, 10]);
     }
 
@@ -329,16 +347,18 @@ mod tests {
     fn written_values_that_do_not_add_up_are_not_used() {
         let files = vec![file("d-0", 4, 5, 0, 0), file("d-1", 3, 5, 0, 0)];
         let written: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]))];
-        assert!(written_group_column(&written, &files, &files)
+        assert!(written_group_column(written.clone(), &files, &files)
             .unwrap()
             .is_none());
-        assert!(written_group_column(&[], &files, &files).unwrap().is_none());
+        assert!(written_group_column(vec![], &files, &files)
+            .unwrap()
+            .is_none());
         let other = vec![file("d-0", 4, 5, 0, 0), file("d-9", 3, 5, 0, 0)];
         let seven: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![0; 7]))];
-        assert!(written_group_column(&seven, &files, &other)
+        assert!(written_group_column(seven.clone(), &files, &other)
             .unwrap()
             .is_none());
-        assert!(written_group_column(&seven, &files, &files[..1])
+        assert!(written_group_column(seven.clone(), &files, &files[..1])
             .unwrap()
             .is_none());
     }

@@ -294,7 +294,7 @@ impl BucketCx {
             let mut m = message(out.before, out.after);
             let levels = (out.level, &out.changed_levels);
             index
-                .apply_lookup(&mut m, &split, levels, out.dv_entry, Some(&written))
+                .apply_lookup(&mut m, &split, levels, out.dv_entry, Some(written))
                 .await?;
             return Ok(Some((line, m)));
         }
@@ -330,7 +330,7 @@ impl BucketCx {
         let line = BucketCompaction::of(&split, &before, &after);
         let mut m = message(before, after);
         match (&self.index, &self.kv) {
-            (Some(index), Some(_)) => index.apply(&mut m, &split, max_level, &written).await?,
+            (Some(index), Some(_)) => index.apply(&mut m, &split, max_level, written).await?,
             (Some(index), None) => index.apply_append_dv(&mut m, &split, source).await?,
             (None, _) => {}
         }

@@ -175,7 +175,7 @@ async fn compact_bucket(
         m.compact_after = out.after;
         let levels = (out.level, &out.changed_levels);
         return index
-            .apply_lookup(m, split, levels, out.dv_entry, Some(&written))
+            .apply_lookup(m, split, levels, out.dv_entry, Some(written))
             .await;
     }
     let Some(job) = rewrite::plan_job(source, split, picker) else {

@@ -80,10 +80,12 @@ impl BTreeIndexWriter {
     }
 
     /// Reserves the output for about `rows` more rows: ~20 bytes each for fixed-width keys of
-    /// distinct values (key, row id, lengths, entry offset), ~32 for strings; at most 32 MiB
-    /// (a column of few distinct values needs ~4 bytes a row: the rest is reserved unused).
+    /// distinct values (key, row id, lengths, entry offset), ~32 for strings; at most 128 MiB
+    /// (a column of few distinct values needs ~4 bytes a row: the rest is reserved, never
+    /// touched). A payload outgrowing its reservation is copied as it doubles, with both
+    /// copies held for a moment.
     pub fn reserve(&mut self, rows: u64) {
-        const MAX: u64 = 32 << 20;
+        const MAX: u64 = 128 << 20;
         let per_row = match self.key_type {
             KeyType::String | KeyType::Decimal { .. } => 32,
             _ => 20,
