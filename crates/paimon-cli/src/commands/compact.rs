@@ -82,6 +82,12 @@ pub async fn run(a: Args) -> Result<()> {
             b.rows_after
         );
     }
+    if report.index_sort_spills > 0 {
+        println!(
+            "pk-btree payload sorts spilled {} runs to local disk (write-buffer-size)",
+            report.index_sort_spills
+        );
+    }
     match report.snapshot_id {
         Some(id) => println!("snapshot {id}: compacted {} buckets", report.buckets.len()),
         None => println!("nothing to compact"),

@@ -1,24 +1,24 @@
 //! Building primary-key BTree payloads (`pk-btree`) for a table's compacted files and
 //! committing them as the table's new index state: per (partition, bucket, level > 0) the
 //! files sorted by name form one source group (Java `PkSortedIndexFile`), their values of the
-//! indexed column, read back or as compaction wrote them, in group-ordinal order (rows of the
-//! earlier files + position in the file), are sorted by value (nulls last,
-//! [`crate::index::pk_values`]) and built into one payload
-//! ([`crate::index::pk_sorted::build`]) written to `<table>/index/`. The commit replaces every
-//! earlier payload of the column and keeps all other index files (deletion vectors).
+//! indexed column, read back or as compaction wrote them, with their group ordinals (rows of
+//! the earlier files + position in the file), are sorted by value (nulls last) within a
+//! memory budget ([`crate::index::pk_values::PayloadSorter`], Java's external sort of
+//! `write-buffer-size`) and built into one payload
+//! ([`crate::index::pk_sorted::PkSortedWriter`]) streamed to `<table>/index/` as it is
+//! written ([`crate::io::FileSink`]). The commit replaces every earlier payload of the column
+//! and keeps all other index files (deletion vectors).
 
 use std::collections::BTreeMap;
 
-use arrow_array::{Array, ArrayRef};
-use bytes::Bytes;
 use futures::TryStreamExt;
 
 use super::table_commit::{CommitChanges, TableCommit};
 use crate::catalog::Table;
-use crate::index::pk_sorted::{build, PkSortedBuildInput};
-use crate::index::pk_values::PayloadValues;
+use crate::index::pk_sorted::{PkSortedBuildInput, PkSortedWriter};
+use crate::index::pk_values::{OrdinalMap, PayloadSorter, PayloadValues};
 use crate::index::source_meta::SourceFile;
-use crate::io::join;
+use crate::io::{join, FileSink};
 use crate::scan::manifest_reader::ManifestReader;
 use crate::scan::{DataSplit, Split};
 use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
@@ -48,6 +48,8 @@ pub(crate) struct PayloadBuilder {
     field: crate::spec::types::DataField,
     options: crate::spec::options::BTreeBuildOptions,
     reader: crate::read::TableRead,
+    /// Bytes of values a build sorts in memory before spilling.
+    budget: usize,
 }
 
 impl PayloadBuilder {
@@ -81,7 +83,25 @@ impl PayloadBuilder {
             field,
             options: def.btree_build_options()?,
             reader: scan.reader(),
+            budget: usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX),
         })
+    }
+
+    /// Sorts at most about `bytes` of values in memory per build (by default the table's
+    /// `write-buffer-size`, as Java's builder).
+    pub(crate) fn with_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Bytes of values a build sorts in memory.
+    pub(crate) fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// A sorter of this builder's budget for values of Arrow type `data_type`.
+    pub(crate) fn sorter(&self, data_type: &arrow_schema::DataType) -> Result<PayloadSorter> {
+        PayloadSorter::new(data_type, self.budget, None)
     }
 
     /// The indexed field.
@@ -91,20 +111,16 @@ impl PayloadBuilder {
 
     /// Builds and writes the payload of one source group: `files` (sorted by name by the
     /// caller) of `level` of the bucket of `split`; returns its index entry. `written`: the
-    /// indexed column of those files in the same order, when the caller has it (compaction,
-    /// [`written_group_column`]); else the files are read.
+    /// indexed column of those files as the caller recorded them (compaction) with the map of
+    /// their arrival to group ordinals ([`written_ordinals`]); else the files are read.
+    /// Also returns the sorted runs the sort spilled to disk.
     pub(crate) async fn build(
         &self,
         split: &DataSplit,
         level: i32,
         files: &[DataFileMeta],
-        written: Option<ArrayRef>,
-    ) -> Result<IndexManifestEntry> {
-        let column = match written {
-            Some(c) => c,
-            None => group_column(&self.reader, split, files).await?,
-        };
-        let values = PayloadValues::sort(column)?;
+        written: Option<(PayloadSorter, OrdinalMap)>,
+    ) -> Result<(IndexManifestEntry, usize)> {
         let file_name = format!("btree-global-index-{}.index", uuid::Uuid::new_v4());
         let input = PkSortedBuildInput {
             field: &self.field,
@@ -119,20 +135,86 @@ impl PayloadBuilder {
                 .collect(),
             partition: split.partition.clone(),
             bucket: split.bucket,
-            file_name,
+            file_name: file_name.clone(),
             external_path: None,
         };
-        let built = build(input, values.iter())?;
-        let path = join(
-            &join(self.table.location(), "index"),
-            &built.entry.file_name,
-        );
-        self.table
-            .file_io()
-            .write(&path, Bytes::from(built.bytes))
-            .await?;
-        Ok(built.entry)
+        let writer = PkSortedWriter::new(input)?;
+        let (sorter, map) = match written {
+            Some((sorter, map)) => (sorter, Some(map)),
+            None => (self.read_group(split, files).await?, None),
+        };
+        let spills = sorter.spilled_runs();
+        if spills > 0 {
+            tracing::debug!(
+                "pk-btree payload {file_name}: {} rows sorted in {} spilled runs",
+                sorter.rows(),
+                spills
+            );
+        }
+        let mut values = sorter.finish(map)?;
+        let path = join(&join(self.table.location(), "index"), &file_name);
+        let mut sink = self.table.file_io().sink(&path)?;
+        match stream_payload(writer, &mut values, &mut sink).await {
+            Ok(entry) => {
+                sink.finish().await?;
+                Ok((entry, spills))
+            }
+            Err(e) => {
+                sink.abort().await;
+                Err(e)
+            }
+        }
     }
+
+    /// The indexed column of the group's files read back into a sorter, in group-ordinal
+    /// order (files as given, rows in file order); a file read short or long is an error.
+    async fn read_group(&self, split: &DataSplit, files: &[DataFileMeta]) -> Result<PayloadSorter> {
+        let mut sorter: Option<PayloadSorter> = None;
+        for f in files {
+            let one = DataSplit {
+                files: vec![f.clone()],
+                deletion_files: vec![None],
+                row_ranges: None,
+                raw_convertible: true,
+                ..split.clone()
+            };
+            let mut stream = self.reader.read(vec![Split::Data(one)])?;
+            let mut rows = 0i64;
+            while let Some(batch) = stream.try_next().await? {
+                rows += batch.num_rows() as i64;
+                let column = batch.column(0);
+                let s = match &mut sorter {
+                    Some(s) => s,
+                    None => sorter.insert(self.sorter(column.data_type())?),
+                };
+                s.push(column.as_ref())?;
+            }
+            if rows != f.row_count {
+                return Err(Error::data_invalid(format!(
+                    "data file {} has {} rows but {rows} were read for its pk-btree payload",
+                    f.file_name, f.row_count
+                )));
+            }
+        }
+        sorter.ok_or_else(|| Error::data_invalid("no rows were read for a pk-btree payload"))
+    }
+}
+
+/// Writes the payload of `values` to `sink` as it is built, a part at a time; its entry.
+async fn stream_payload(
+    mut writer: PkSortedWriter<'_>,
+    values: &mut PayloadValues,
+    sink: &mut FileSink,
+) -> Result<IndexManifestEntry> {
+    while let Some((key, ordinal)) = values.next_value()? {
+        writer.push(key.as_ref(), ordinal)?;
+        if writer.pending() >= FileSink::PART {
+            sink.write(writer.take_output()).await?;
+        }
+    }
+    let (tail, entry) = writer.finish()?;
+    sink.write(tail).await?;
+    Ok(entry)
 }
 
 /// Builds the `pk-btree` payloads of `column` (listed in `pk-btree.index.columns`) for the
@@ -156,7 +238,7 @@ pub async fn build_pk_btree_index(
     let (mut payloads, mut rows, mut bytes) = (Vec::new(), 0, 0);
     for ((_, _, level), (split, mut files)) in groups(&plan.splits) {
         files.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-        let entry = builder.build(&split, level, &files, None).await?;
+        let (entry, _) = builder.build(&split, level, &files, None).await?;
         rows += entry.row_count;
         bytes += entry.file_size;
         payloads.push(entry);
@@ -196,89 +278,31 @@ fn groups(splits: &[Split]) -> Groups {
     out
 }
 
-/// The indexed column of the group's files read back, in group-ordinal order (files as
-/// given, rows in file order); a file read short or long is an error.
-async fn group_column(
-    reader: &crate::read::TableRead,
-    split: &DataSplit,
-    files: &[DataFileMeta],
-) -> Result<ArrayRef> {
-    let mut parts = Vec::new();
-    for f in files {
-        let one = DataSplit {
-            files: vec![f.clone()],
-            deletion_files: vec![None],
-            row_ranges: None,
-            raw_convertible: true,
-            ..split.clone()
-        };
-        let mut stream = reader.read(vec![Split::Data(one)])?;
-        let mut rows = 0i64;
-        while let Some(batch) = stream.try_next().await? {
-            rows += batch.num_rows() as i64;
-            parts.push(batch.column(0).clone());
-        }
-        if rows != f.row_count {
-            return Err(Error::data_invalid(format!(
-                "data file {} has {} rows but {rows} were read for its pk-btree payload",
-                f.file_name, f.row_count
-            )));
-        }
-    }
-    concat_parts(&parts)
-}
-
-/// One array of `parts` (at least one).
-fn concat_parts(parts: &[ArrayRef]) -> Result<ArrayRef> {
-    match parts {
-        [one] => Ok(one.clone()),
-        _ => {
-            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-            Ok(arrow_select::concat::concat(&refs)?)
-        }
-    }
-}
-
-/// The indexed column of a group from the values compaction wrote: `written` holds the rows
-/// of `in_write_order` (the files as written, one after another), `by_name` the same files
-/// sorted by name. `None` when the rows do not add up (the caller reads the files instead).
-/// The recorded parts are dropped as soon as they are copied into one array, so that no more
-/// than two copies of the column are held at once.
-pub(crate) fn written_group_column(
-    written: Vec<ArrayRef>,
+/// How the rows of `in_write_order` (files written one after another, `rows` in all) map to
+/// the group ordinals of the same files sorted by name (`by_name`); `None` when they do not
+/// add up (the caller reads the files instead).
+pub(crate) fn written_ordinals(
+    rows: u64,
     in_write_order: &[DataFileMeta],
     by_name: &[DataFileMeta],
-) -> Result<Option<ArrayRef>> {
-    let total: usize = written.iter().map(|a| a.len()).sum();
-    let mut starts = std::collections::HashMap::with_capacity(in_write_order.len());
-    let mut offset = 0usize;
-    for f in in_write_order {
-        let Ok(rows) = usize::try_from(f.row_count) else {
-            return Ok(None);
-        };
-        starts.insert(f.file_name.as_str(), (offset, rows));
-        offset += rows;
-    }
-    if written.is_empty() || offset != total || by_name.len() != in_write_order.len() {
-        return Ok(None);
-    }
-    let all = concat_parts(&written)?;
-    drop(written);
-    if by_name
-        .iter()
-        .zip(in_write_order)
-        .all(|(a, b)| a.file_name == b.file_name)
-    {
-        return Ok(Some(all));
-    }
-    let mut parts = Vec::with_capacity(by_name.len());
+) -> Option<OrdinalMap> {
+    let mut starts = std::collections::HashMap::with_capacity(by_name.len());
+    let mut offset = 0u64;
     for f in by_name {
-        let Some(&(start, rows)) = starts.get(f.file_name.as_str()) else {
-            return Ok(None);
-        };
-        parts.push(all.slice(start, rows));
+        let n = u64::try_from(f.row_count).ok()?;
+        starts.insert(f.file_name.as_str(), offset);
+        offset += n;
     }
-    concat_parts(&parts).map(Some)
+    if offset != rows || rows == 0 || by_name.len() != in_write_order.len() {
+        return None;
+    }
+    let mut pieces = Vec::with_capacity(in_write_order.len());
+    for f in in_write_order {
+        // Each written file once.
+        let start = starts.remove(f.file_name.as_str())?;
+        pieces.push((u64::try_from(f.row_count).ok()?, start));
+    }
+    Some(OrdinalMap::new(pieces))
 }
 
 /// The index entries of the snapshot (the index state the build starts from).
@@ -299,21 +323,41 @@ pub(crate) async fn previous_index(
 mod tests {
     use std::sync::Arc;
 
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::Int64Type;
-    use arrow_array::Int64Array;
+    use arrow_array::{ArrayRef, Int64Array};
 
     use super::*;
     use crate::commit::test_support::file;
+    use crate::index::btree::Key;
 
-    fn values(column: &ArrayRef) -> Vec<i64> {
-        column.as_primitive::<Int64Type>().values().to_vec()
+    /// The (value, group ordinal) pairs a build takes from `written` arriving as
+    /// `in_write_order`.
+    fn payload_order(
+        written: &[ArrayRef],
+        in_write_order: &[DataFileMeta],
+        by_name: &[DataFileMeta],
+    ) -> Option<Vec<(i64, u64)>> {
+        let rows = written.iter().map(|a| a.len() as u64).sum();
+        let map = written_ordinals(rows, in_write_order, by_name)?;
+        let mut sorter = PayloadSorter::new(written[0].data_type(), 1 << 20, None).unwrap();
+        for a in written {
+            sorter.push(a.as_ref()).unwrap();
+        }
+        let mut values = sorter.finish(Some(map)).unwrap();
+        let mut out = Vec::new();
+        while let Some((k, o)) = values.next_value().unwrap() {
+            match k {
+                Some(Key::BigInt(v)) => out.push((v, o)),
+                other => panic!("{other:?}"),
+            }
+        }
+        Some(out)
     }
 
     #[test]
     fn written_values_follow_the_files_by_name() {
         // Written in order -2, -10, -1 (by name: -1, -10, -2), the values split across the
-        // written batches differently from the files.
+        // written batches differently from the files; group ordinals: -1's row 0, -10's
+        // rows 1..4, -2's rows 4..6.
         let in_write_order = vec![
             file("d-2", 2, 5, 0, 0),
             file("d-10", 3, 5, 0, 0),
@@ -325,41 +369,34 @@ mod tests {
             Arc::new(Int64Array::from(vec![20, 21, 100])),
             Arc::new(Int64Array::from(vec![101, 102, 10])),
         ];
-        let column = written_group_column(written.clone(), &in_write_order, &by_name)
-            .unwrap()
-            .unwrap();
-        assert_eq!(values(&column), vec![10, 100, 101, 102, 20, 21]);
-        // One file: the written values as they are.
-        let one = vec![file("d-0", 6, 5, 0, 0)];
-        let column = written_group_column(written.clone(), &one, &one)
-            .unwrap()
-            .unwrap();
-        assert_eq!(values(&column), vec![20, 21, 100, 101, 102, 10]);
-        // Written in name order: the written values as they are.
+        let got = payload_order(&written, &in_write_order, &by_name).unwrap();
+        assert_eq!(
+            got,
+            vec![(10, 0), (20, 4), (21, 5), (100, 1), (101, 2), (102, 3)]
+        );
+        // Equal values across files arriving out of name order: by group ordinal.
+        let same: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![7; 6]))];
+        let got = payload_order(&same, &in_write_order, &by_name).unwrap();
+        assert_eq!(got, (0..6).map(|o| (7, o)).collect::<Vec<_>>());
+        // Written in name order: arrival ordinals as they are.
         let named = vec![file("d-1", 4, 5, 0, 0), file("d-2", 2, 5, 0, 0)];
-        let column = written_group_column(written, &named, &named)
-            .unwrap()
-            .unwrap();
-        assert_eq!(values(&column), vec![20, 21, 100, 101, 102, 10]);
+        let got = payload_order(&written, &named, &named).unwrap();
+        assert_eq!(
+            got,
+            vec![(10, 5), (20, 0), (21, 1), (100, 2), (101, 3), (102, 4)]
+        );
     }
 
     #[test]
     fn written_values_that_do_not_add_up_are_not_used() {
         let files = vec![file("d-0", 4, 5, 0, 0), file("d-1", 3, 5, 0, 0)];
-        let written: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6]))];
-        assert!(written_group_column(written.clone(), &files, &files)
-            .unwrap()
-            .is_none());
-        assert!(written_group_column(vec![], &files, &files)
-            .unwrap()
-            .is_none());
+        assert!(written_ordinals(6, &files, &files).is_none());
+        assert!(written_ordinals(0, &[], &[]).is_none());
         let other = vec![file("d-0", 4, 5, 0, 0), file("d-9", 3, 5, 0, 0)];
-        let seven: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(vec![0; 7]))];
-        assert!(written_group_column(seven.clone(), &files, &other)
-            .unwrap()
-            .is_none());
-        assert!(written_group_column(seven.clone(), &files, &files[..1])
-            .unwrap()
-            .is_none());
+        assert!(written_ordinals(7, &files, &other).is_none());
+        assert!(written_ordinals(7, &files, &files[..1]).is_none());
+        let twice = vec![file("d-0", 4, 5, 0, 0), file("d-0", 3, 5, 0, 0)];
+        assert!(written_ordinals(7, &twice, &files).is_none());
+        assert!(written_ordinals(7, &files, &files).is_some());
     }
 }

@@ -20,7 +20,7 @@ pub(crate) mod test_support;
 mod writer;
 
 pub use index_build::{build_pk_btree_index, IndexBuildReport};
-pub(crate) use index_build::{previous_index, written_group_column, PayloadBuilder};
+pub(crate) use index_build::{previous_index, written_ordinals, PayloadBuilder};
 pub use message::CommitMessage;
 pub use overwrite::OverwriteScope;
 pub use table_commit::{CommitChanges, TableCommit, BATCH_COMMIT_IDENTIFIER};

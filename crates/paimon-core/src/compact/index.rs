@@ -8,10 +8,11 @@
 //!   the new top level is indexed again with the global-index builder
 //!   ([`crate::commit::PayloadBuilder`]: its files sorted by name, `_SOURCE_META` naming them).
 
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::RecordBatch;
 
 use crate::catalog::Table;
-use crate::commit::{previous_index, written_group_column, CommitMessage, PayloadBuilder};
+use crate::commit::{previous_index, written_ordinals, CommitMessage, PayloadBuilder};
+use crate::index::pk_values::{OrdinalMap, PayloadSorter};
 use crate::index::source_meta::SourceMeta;
 use crate::scan::DataSplit;
 use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
@@ -25,47 +26,69 @@ pub(super) struct IndexChanges {
     previous: Vec<IndexManifestEntry>,
     builders: Vec<PayloadBuilder>,
     /// Payloads built at once: one per core, whatever the buckets compacted at once (twice
-    /// the cores by default). A build holds its level's values, their sort keys and the
-    /// payload, ~40 bytes per row of the level, and is CPU-bound: more at once would only
-    /// hold more memory. One at a time made a full compaction ~10% slower on two cores.
+    /// the cores by default). A build sorts its level's values (at most its budget in memory,
+    /// the rest spilled) and streams the payload out; it is CPU-bound: more at once would
+    /// only hold more memory. One at a time made a full compaction ~10% slower on two cores.
     building: tokio::sync::Semaphore,
+    /// Sorted runs the builds spilled.
+    spills: std::sync::atomic::AtomicUsize,
 }
 
 /// The indexed columns' values as a compaction writes one bucket's output, in write order,
-/// so that the output's payloads are built without reading the files back (the payload is
-/// the same: [`written_group_column`] puts the rows in the group's file-name order).
-#[derive(Debug, Default)]
+/// sorted as they come (within the builders' budgets), so that the output's payloads are
+/// built without reading the files back (the payload is the same: [`written_ordinals`]
+/// gives the rows their group ordinals, files by name).
+#[derive(Default)]
 pub(super) struct WrittenValues {
     /// Per `pk-btree` column: its field id, its position among the table columns of the
-    /// written batches, and the values recorded so far.
-    columns: Vec<(i32, usize, Vec<ArrayRef>)>,
+    /// written batches, and its values so far (a sorter from the first batch on).
+    columns: Vec<(i32, usize, Option<PayloadSorter>)>,
+    /// Bytes of values each column sorts in memory.
+    budget: usize,
+}
+
+impl std::fmt::Debug for WrittenValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rows: Vec<_> = self
+            .columns
+            .iter()
+            .map(|(id, _, s)| (id, s.as_ref().map_or(0, PayloadSorter::rows)))
+            .collect();
+        f.debug_struct("WrittenValues")
+            .field("rows", &rows)
+            .finish()
+    }
 }
 
 impl WrittenValues {
     /// Records the indexed columns of `batch` (table columns first), about to be written.
-    pub(super) fn record(&mut self, batch: &RecordBatch) {
-        for (_, position, parts) in &mut self.columns {
-            if let Some(c) = batch.columns().get(*position) {
-                parts.push(c.clone());
-            }
+    /// Errors: a failed spill of the sorted values.
+    pub(super) fn record(&mut self, batch: &RecordBatch) -> Result<()> {
+        for (_, position, sorter) in &mut self.columns {
+            let Some(c) = batch.columns().get(*position) else {
+                continue;
+            };
+            let s = match sorter {
+                Some(s) => s,
+                None => sorter.insert(PayloadSorter::new(c.data_type(), self.budget, None)?),
+            };
+            s.push(c.as_ref())?;
         }
+        Ok(())
     }
 
-    /// The group column of field `id` over `by_name` (the written files, `in_write_order`
-    /// sorted by name); `None` when not recorded or not adding up. The recorded values of
-    /// `id` are given up (taken, not copied).
-    fn take_column(
+    /// The sorted values of field `id` with the map of their rows (the written files,
+    /// `in_write_order`) to the group ordinals of `by_name` (the same files sorted by name);
+    /// `None` when not recorded or not adding up. The recorded values are given up.
+    fn take(
         &mut self,
         id: i32,
         in_write_order: &[DataFileMeta],
         by_name: &[DataFileMeta],
-    ) -> Result<Option<ArrayRef>> {
-        match self.columns.iter_mut().find(|c| c.0 == id) {
-            Some((_, _, parts)) => {
-                written_group_column(std::mem::take(parts), in_write_order, by_name)
-            }
-            None => Ok(None),
-        }
+    ) -> Option<(PayloadSorter, OrdinalMap)> {
+        let sorter = self.columns.iter_mut().find(|c| c.0 == id)?.2.take()?;
+        let map = written_ordinals(sorter.rows(), in_write_order, by_name)?;
+        Some((sorter, map))
     }
 }
 
@@ -76,17 +99,28 @@ impl IndexChanges {
             Some(id) => previous_index(table, id).await?,
             None => Vec::new(),
         };
-        let builders = table
-            .options()
-            .pk_btree_index_columns
+        let options = table.options();
+        let columns = &options.pk_btree_index_columns;
+        // `write-buffer-size` shared by the sorts running at once: a core's worth of builds
+        // and the recordings of twice the cores of bucket compactions, each per column.
+        let sorts = crate::blocking::default_parallelism().saturating_mul(2) * columns.len().max(1);
+        let budget =
+            usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX) / sorts;
+        let builders = columns
             .iter()
-            .map(|c| PayloadBuilder::new(table, c))
+            .map(|c| Ok(PayloadBuilder::new(table, c)?.with_budget(budget)))
             .collect::<Result<Vec<_>>>()?;
         Ok(IndexChanges {
             previous,
             builders,
             building: tokio::sync::Semaphore::new(crate::blocking::default_parallelism()),
+            spills: Default::default(),
         })
+    }
+
+    /// Sorted runs the payload builds spilled to disk so far.
+    pub(super) fn sort_spills(&self) -> usize {
+        self.spills.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A recorder of the values of every `pk-btree` column, the written batches' table
@@ -98,10 +132,13 @@ impl IndexChanges {
             .filter_map(|b| {
                 let id = b.field().id;
                 let position = fields.iter().position(|f| f.id == id)?;
-                Some((id, position, Vec::new()))
+                Some((id, position, None))
             })
             .collect();
-        WrittenValues { columns }
+        WrittenValues {
+            columns,
+            budget: self.builders.first().map_or(0, PayloadBuilder::budget),
+        }
     }
 
     /// Builds the payloads of `files` (sorted by name) at `level`, a core's worth at a time;
@@ -120,12 +157,14 @@ impl IndexChanges {
             .await
             .map_err(|e| crate::Error::internal(format!("payload build queue closed: {e}")))?;
         for b in &self.builders {
-            let column = match &mut written {
-                Some((w, in_write_order)) => w.take_column(b.field().id, in_write_order, files)?,
+            let recorded = match &mut written {
+                Some((w, in_write_order)) => w.take(b.field().id, in_write_order, files),
                 None => None,
             };
-            m.new_index_files
-                .push(b.build(split, level, files, column).await?);
+            let (entry, spills) = b.build(split, level, files, recorded).await?;
+            self.spills
+                .fetch_add(spills, std::sync::atomic::Ordering::Relaxed);
+            m.new_index_files.push(entry);
         }
         Ok(())
     }

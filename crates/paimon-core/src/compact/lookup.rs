@@ -562,7 +562,7 @@ async fn rewrite(
         if batch.num_rows() == 0 {
             continue;
         }
-        written.record(&batch);
+        written.record(&batch)?;
         writer
             .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;

@@ -93,6 +93,9 @@ pub struct CompactReport {
     pub snapshot_id: Option<i64>,
     /// The buckets compacted.
     pub buckets: Vec<BucketCompaction>,
+    /// Sorted runs the `pk-btree` payload builds spilled to local disk: 0 when every
+    /// level's values fit in the builds' share of `write-buffer-size`.
+    pub index_sort_spills: usize,
 }
 
 impl CompactBuilder {
@@ -188,6 +191,7 @@ impl CompactBuilder {
             || crate::blocking::default_parallelism().saturating_mul(2),
             NonZeroUsize::get,
         );
+        let index = cx.clone();
         for (bucket, message) in parallel::run(cx, buckets, parallelism)
             .await?
             .into_iter()
@@ -196,6 +200,7 @@ impl CompactBuilder {
             report.buckets.push(bucket);
             messages.push(message);
         }
+        report.index_sort_spills = index.index.as_ref().map_or(0, IndexChanges::sort_spills);
         if messages.is_empty() {
             return Ok(report);
         }

@@ -75,7 +75,7 @@ pub(super) async fn compact_bucket(
         if batch.num_rows() == 0 {
             continue;
         }
-        written.record(&batch);
+        written.record(&batch)?;
         writer
             .write(&kv_file_batch(&batch, n, &values_schema, kv)?)
             .await?;

@@ -10,6 +10,7 @@ pub mod dv_encode;
 pub mod file_index;
 pub mod hash_index;
 pub mod modified_utf8;
+pub(crate) mod pk_sort;
 pub mod pk_sorted;
 pub(crate) mod pk_values;
 pub(crate) mod roaring64;

@@ -53,77 +53,128 @@ pub fn build<K: Borrow<Key>>(
     input: PkSortedBuildInput<'_>,
     values: impl IntoIterator<Item = (Option<K>, u64)>,
 ) -> Result<BuiltPayload> {
-    let meta = SourceMeta::new(input.level, input.sources)?;
-    let n = meta
-        .total_row_count()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| Error::invalid_argument("a sorted index group needs 1 to i64::MAX rows"))?;
-    let n_u = n as u64;
-    let key_type = KeyType::from_data_type(&input.field.data_type)?;
-    let compression = CompressionType::from_option(&input.options.compression)
-        .filter(|c| *c != CompressionType::Lzo)
-        .ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "unsupported btree-index.compression '{}'",
-                input.options.compression
-            ))
-        })?;
-    let mut w = BTreeIndexWriter::new(
-        key_type,
-        input.options.block_size,
-        compression,
-        input.options.compression_level,
-    );
-    w.reserve(n_u);
-    let mut seen = Seen::new(n_u);
-    let mut given = 0u64;
+    let mut w = PkSortedWriter::new(input)?;
+    w.writer.reserve(w.rows);
     for (key, ordinal) in values {
-        if ordinal >= n_u {
+        w.push(key.as_ref().map(Borrow::borrow), ordinal)?;
+    }
+    let (bytes, entry) = w.finish()?;
+    Ok(BuiltPayload { bytes, entry })
+}
+
+/// [`build`] one value at a time, with the file's bytes taken out as they are written
+/// ([`PkSortedWriter::take_output`]), so that a caller can stream a large payload to its
+/// store: the same bytes and entry as [`build`].
+#[derive(Debug)]
+pub struct PkSortedWriter<'a> {
+    input: PkSortedBuildInput<'a>,
+    meta: SourceMeta,
+    rows: u64,
+    writer: BTreeIndexWriter,
+    seen: Seen,
+    given: u64,
+}
+
+impl<'a> PkSortedWriter<'a> {
+    /// A writer of the payload of `input`. Errors: invalid sources, N = 0 or overflowing,
+    /// an unsupported key type or compression.
+    pub fn new(mut input: PkSortedBuildInput<'a>) -> Result<Self> {
+        let meta = SourceMeta::new(input.level, std::mem::take(&mut input.sources))?;
+        let n = meta.total_row_count().filter(|n| *n > 0).ok_or_else(|| {
+            Error::invalid_argument("a sorted index group needs 1 to i64::MAX rows")
+        })?;
+        let rows = n as u64;
+        let key_type = KeyType::from_data_type(&input.field.data_type)?;
+        let compression = CompressionType::from_option(&input.options.compression)
+            .filter(|c| *c != CompressionType::Lzo)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "unsupported btree-index.compression '{}'",
+                    input.options.compression
+                ))
+            })?;
+        let writer = BTreeIndexWriter::new(
+            key_type,
+            input.options.block_size,
+            compression,
+            input.options.compression_level,
+        );
+        Ok(PkSortedWriter {
+            input,
+            meta,
+            rows,
+            writer,
+            seen: Seen::new(rows),
+            given: 0,
+        })
+    }
+
+    /// Adds the next row (`None`: a null value). Errors: an ordinal outside `[0, N)` or
+    /// repeated, a key out of order or of another type.
+    pub fn push(&mut self, key: Option<&Key>, ordinal: u64) -> Result<()> {
+        if ordinal >= self.rows {
             return Err(Error::invalid_argument(format!(
-                "Row id {ordinal} is outside sorted index group row range [0, {n})"
+                "Row id {ordinal} is outside sorted index group row range [0, {})",
+                self.rows
             )));
         }
-        if !seen.insert(ordinal) {
+        if !self.seen.insert(ordinal) {
             return Err(Error::invalid_argument(format!(
                 "Row id {ordinal} appears more than once."
             )));
         }
-        given += 1;
-        w.write(key.as_ref().map(Borrow::borrow), ordinal)?;
+        self.given += 1;
+        self.writer.write(key, ordinal)
     }
-    if given != n_u {
-        return Err(Error::invalid_argument(format!(
-            "sorted index group has {n} rows but {given} values were given"
-        )));
+
+    /// Bytes written and not taken yet.
+    pub fn pending(&self) -> usize {
+        self.writer.pending()
     }
-    let payload = w.finish()?;
-    let entry = IndexManifestEntry {
-        kind: FileKind::Add,
-        partition: input.partition,
-        bucket: input.bucket,
-        index_type: "btree".into(),
-        file_name: input.file_name,
-        file_size: payload.bytes.len() as i64,
-        row_count: n,
-        deletion_vectors: None,
-        external_path: input.external_path,
-        global_index: Some(GlobalIndexMeta {
-            row_range_start: 0,
-            row_range_end: n - 1,
-            index_field_id: input.field.id,
-            extra_field_ids: None,
-            index_meta: Some(payload.meta.encode()),
-            source_meta: Some(meta.encode()?),
-        }),
-    };
-    Ok(BuiltPayload {
-        bytes: payload.bytes,
-        entry,
-    })
+
+    /// Takes the payload bytes written so far (its next part).
+    pub fn take_output(&mut self) -> Vec<u8> {
+        self.writer.take_output()
+    }
+
+    /// Finishes the payload: its bytes not taken yet and its index-manifest entry (kind
+    /// ADD, with the whole file's size). Errors: a value count other than N.
+    pub fn finish(self) -> Result<(Vec<u8>, IndexManifestEntry)> {
+        let n = self.rows as i64;
+        if self.given != self.rows {
+            return Err(Error::invalid_argument(format!(
+                "sorted index group has {n} rows but {} values were given",
+                self.given
+            )));
+        }
+        let payload = self.writer.finish()?;
+        let input = self.input;
+        let entry = IndexManifestEntry {
+            kind: FileKind::Add,
+            partition: input.partition,
+            bucket: input.bucket,
+            index_type: "btree".into(),
+            file_name: input.file_name,
+            file_size: payload.size as i64,
+            row_count: n,
+            deletion_vectors: None,
+            external_path: input.external_path,
+            global_index: Some(GlobalIndexMeta {
+                row_range_start: 0,
+                row_range_end: n - 1,
+                index_field_id: input.field.id,
+                extra_field_ids: None,
+                index_meta: Some(payload.meta.encode()),
+                source_meta: Some(self.meta.encode()?),
+            }),
+        };
+        Ok((payload.bytes, entry))
+    }
 }
 
 /// The row ids given so far: a bitset up to [`Seen::DENSE_MAX`] rows (a roaring bitmap's
 /// insert in random order costs ~10x a bit test), a roaring bitmap above.
+#[derive(Debug)]
 enum Seen {
     Dense(Vec<u64>),
     Sparse(RoaringTreemap),
@@ -219,6 +270,37 @@ mod tests {
                 .collect();
             assert_eq!(range, (95..=105).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn streamed_parts_are_the_built_bytes() {
+        let f = field();
+        let o = BTreeBuildOptions {
+            block_size: 256,
+            compression: "zstd".into(),
+            compression_level: 1,
+        };
+        // Values with repeats and nulls, sorted as a build takes them.
+        let mut values: Vec<(Option<Key>, u64)> = (0..300u64)
+            .map(|i| match i % 7 {
+                0 => (None, i),
+                _ => (Some(Key::BigInt((i % 50) as i64)), i),
+            })
+            .collect();
+        values.sort_by_key(|(k, o)| (k.is_none(), format!("{k:?}").len(), format!("{k:?}"), *o));
+        let built = build(input(&f, &o), values.clone()).unwrap();
+        let mut w = PkSortedWriter::new(input(&f, &o)).unwrap();
+        let mut streamed = Vec::new();
+        for (k, ordinal) in &values {
+            w.push(k.as_ref(), *ordinal).unwrap();
+            if w.pending() > 100 {
+                streamed.extend(w.take_output());
+            }
+        }
+        let (tail, entry) = w.finish().unwrap();
+        streamed.extend(tail);
+        assert_eq!(streamed, built.bytes);
+        assert_eq!(entry, built.entry);
     }
 
     #[test]

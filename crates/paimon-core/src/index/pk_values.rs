@@ -1,140 +1,487 @@
 //! The values of one `pk-btree` source group in the order a payload takes them
-//! ([`crate::index::pk_sorted::build`]): the indexed column of the group's rows as one Arrow
-//! array in group-ordinal order (files by name, rows in file order), turned into
-//! (key, ordinal) pairs with non-null keys ascending in Java's order (`KeySerializer`'s
-//! comparator), equal keys by ordinal, then the nulls by ordinal.
+//! ([`crate::index::pk_sorted::PkSortedWriter`]): the indexed column of the group's rows,
+//! given as Arrow arrays in some order of the group's files, turned into (key, ordinal) pairs
+//! with non-null keys ascending in Java's order (`KeySerializer`'s comparator), equal keys by
+//! group ordinal (files by name, rows in file order), then the nulls by ordinal.
 //!
-//! Fixed-width columns whose Java order is an integer order (integers, dates, booleans,
-//! timestamps, and floats by `Float.compare`) are sorted as one `u128` per row, the order
-//! key in the high half and the ordinal in the low half, so a plain integer sort gives the
-//! payload order; the key of each row is taken from the array when the payload is written.
-//! Other columns (strings, decimals) are sorted as [`Key`]s.
+//! [`PayloadSorter`] takes the arrays as they come (as a compaction writes them, or as the
+//! files are read back) and sorts their entries within a memory budget
+//! ([`crate::index::pk_sort`]: runs spilled to local scratch files and merged), so a build
+//! holds the budget, not its level. Fixed-width columns whose Java order is an integer order
+//! (integers, dates, booleans, timestamps, and floats by `Float.compare`) are sorted as one
+//! `u128` per row, the order key in the high half and the ordinal in the low half, so a plain
+//! integer sort gives the payload order and the key is rebuilt from its order key. Other
+//! columns (strings, decimals) are sorted as [`Key`]s. Rows given in another order than the
+//! group's (a compaction's files are written in key order, named otherwise) carry the
+//! ordinal of their arrival, translated by an [`OrdinalMap`] as the sorted values are read.
 
-use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
 };
-use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, PrimitiveArray};
+use arrow_array::{Array, ArrowPrimitiveType, PrimitiveArray};
 use arrow_schema::{DataType as ArrowType, TimeUnit};
+use roaring::RoaringTreemap;
 
 use super::btree::key::{compare, java_double_bits, java_float_bits};
 use super::btree::Key;
+use super::pk_sort::{read_exact_or_end, ExternalSort, SortEntry, Sorted};
 use crate::{Error, Result};
 
-/// A group's values sorted for its payload (see the [module docs](self)).
-pub(crate) struct PayloadValues {
-    column: ArrayRef,
-    order: Order,
-    /// Ordinals of the null values, ascending.
-    nulls: Vec<u64>,
+/// A fixed-width type sorted as packed `u128`s, and how its key is rebuilt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Packed {
+    Int8,
+    Int16,
+    Int32,
+    Date32,
+    Int64,
+    Timestamp(TimeUnit),
+    Float32,
+    Float64,
+    Boolean,
 }
 
-enum Order {
-    /// `(order key << 64) | ordinal`, ascending; keys read from the column.
-    Packed(Vec<u128>),
-    /// Non-null keys with their ordinals, ascending by (key, ordinal).
-    Keys(Vec<(Key, u64)>),
-}
-
-impl PayloadValues {
-    /// Sorts `column` (the group's values in ordinal order). `Unsupported` for Arrow types a
-    /// payload cannot hold.
-    pub(crate) fn sort(column: ArrayRef) -> Result<Self> {
-        let mut nulls = Vec::new();
-        let order = match packed(&column, &mut nulls) {
-            Some(mut keys) => {
-                keys.sort_unstable();
-                Order::Packed(keys)
-            }
-            None => {
-                let mut keys = Vec::with_capacity(column.len() - column.null_count());
-                for (ordinal, key) in keys_of(&column)?.into_iter().enumerate() {
-                    match key {
-                        Some(k) => keys.push((k, ordinal as u64)),
-                        None => nulls.push(ordinal as u64),
-                    }
-                }
-                keys.sort_unstable_by(|a, b| compare(&a.0, &b.0).then(a.1.cmp(&b.1)));
-                Order::Keys(keys)
-            }
-        };
-        Ok(PayloadValues {
-            column,
-            order,
-            nulls,
+impl Packed {
+    fn of(t: &ArrowType) -> Option<Self> {
+        Some(match t {
+            ArrowType::Int8 => Packed::Int8,
+            ArrowType::Int16 => Packed::Int16,
+            ArrowType::Int32 => Packed::Int32,
+            ArrowType::Date32 => Packed::Date32,
+            ArrowType::Int64 => Packed::Int64,
+            ArrowType::Timestamp(
+                unit @ (TimeUnit::Millisecond | TimeUnit::Microsecond | TimeUnit::Nanosecond),
+                _,
+            ) => Packed::Timestamp(*unit),
+            ArrowType::Float32 => Packed::Float32,
+            ArrowType::Float64 => Packed::Float64,
+            ArrowType::Boolean => Packed::Boolean,
+            _ => return None,
         })
     }
 
-    /// The (key, ordinal) pairs in payload order (`None`: a null value); sorted keys are
-    /// lent, packed ones read from the column.
-    pub(crate) fn iter(&self) -> Box<dyn Iterator<Item = (Option<Cow<'_, Key>>, u64)> + '_> {
-        let nulls = self.nulls.iter().map(|&o| (None, o));
-        match &self.order {
-            Order::Keys(keys) => Box::new(
-                keys.iter()
-                    .map(|(k, o)| (Some(Cow::Borrowed(k)), *o))
-                    .chain(nulls),
+    /// The key whose order key is `order` (the inverse of [`pack_column`]'s mapping).
+    fn key(self, order: u64) -> Key {
+        let signed = (order ^ (1 << 63)) as i64;
+        match self {
+            Packed::Int8 => Key::TinyInt(signed as i8),
+            Packed::Int16 => Key::SmallInt(signed as i16),
+            Packed::Int32 | Packed::Date32 => Key::Int(signed as i32),
+            Packed::Int64 => Key::BigInt(signed),
+            Packed::Timestamp(unit) => timestamp(
+                i128::from(signed)
+                    * match unit {
+                        TimeUnit::Millisecond => 1_000_000,
+                        TimeUnit::Microsecond => 1_000,
+                        _ => 1,
+                    },
             ),
-            Order::Packed(keys) => {
-                let key_at = key_reader(&self.column);
-                Box::new(
-                    keys.iter()
-                        .map(move |&p| {
-                            let ordinal = p as u64;
-                            (key_at(ordinal as usize).map(Cow::Owned), ordinal)
-                        })
-                        .chain(nulls),
-                )
-            }
+            Packed::Float32 => Key::Float(f32::from_bits(from_total_order_u32(order as u32))),
+            Packed::Float64 => Key::Double(f64::from_bits(from_total_order_u64(order))),
+            Packed::Boolean => Key::Boolean(order != 0),
         }
     }
 }
 
-/// The packed (order key, ordinal) of every non-null value of a fixed-width column whose
-/// Java order is an integer order, the null ordinals pushed to `nulls`; `None` for other
-/// types (`nulls` untouched).
-fn packed(column: &ArrayRef, nulls: &mut Vec<u64>) -> Option<Vec<u128>> {
-    /// Signed values in unsigned order.
-    fn signed(v: i64) -> u64 {
-        (v as u64) ^ (1 << 63)
+/// A non-packed entry: a decimal or string key and its ordinal.
+struct KeyEntry(Key, u64);
+
+impl SortEntry for KeyEntry {
+    fn memory(&self) -> usize {
+        let heap = match &self.0 {
+            Key::String(s) => s.capacity(),
+            _ => 0,
+        };
+        std::mem::size_of::<Self>() + heap
     }
-    Some(match column.data_type() {
-        ArrowType::Int8 => pack::<Int8Type>(column, nulls, |v| signed(i64::from(v))),
-        ArrowType::Int16 => pack::<Int16Type>(column, nulls, |v| signed(i64::from(v))),
-        ArrowType::Int32 => pack::<Int32Type>(column, nulls, |v| signed(i64::from(v))),
-        ArrowType::Date32 => pack::<Date32Type>(column, nulls, |v| signed(i64::from(v))),
-        ArrowType::Int64 => pack::<Int64Type>(column, nulls, signed),
+
+    fn order(&self, other: &Self) -> Ordering {
+        compare(&self.0, &other.0).then(self.1.cmp(&other.1))
+    }
+
+    fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        match &self.0 {
+            Key::Decimal(v) => {
+                out.write_all(&[0])?;
+                out.write_all(&v.to_le_bytes())?;
+            }
+            Key::String(s) => {
+                let len = u32::try_from(s.len())
+                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "key over 4 GiB"))?;
+                out.write_all(&[1])?;
+                out.write_all(&len.to_le_bytes())?;
+                out.write_all(s)?;
+            }
+            other => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("unexpected sort key {other:?}"),
+                ))
+            }
+        }
+        out.write_all(&self.1.to_le_bytes())
+    }
+
+    fn read(input: &mut impl BufRead) -> io::Result<Option<Self>> {
+        let mut tag = [0u8; 1];
+        if !read_exact_or_end(input, &mut tag)? {
+            return Ok(None);
+        }
+        let key = match tag[0] {
+            0 => {
+                let mut b = [0u8; 16];
+                input.read_exact(&mut b)?;
+                Key::Decimal(i128::from_le_bytes(b))
+            }
+            1 => {
+                let mut len = [0u8; 4];
+                input.read_exact(&mut len)?;
+                let mut s = vec![0u8; u32::from_le_bytes(len) as usize];
+                input.read_exact(&mut s)?;
+                Key::String(s)
+            }
+            t => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("corrupt sort run: entry tag {t}"),
+                ))
+            }
+        };
+        let mut ordinal = [0u8; 8];
+        input.read_exact(&mut ordinal)?;
+        Ok(Some(KeyEntry(key, u64::from_le_bytes(ordinal))))
+    }
+}
+
+enum Sort {
+    Packed(Packed, ExternalSort<u128>),
+    Keys(ExternalSort<KeyEntry>),
+}
+
+/// Collects a group's values and sorts them for its payload (see the [module docs](self)).
+pub(crate) struct PayloadSorter {
+    sort: Sort,
+    /// Arrival ordinals of the null values.
+    nulls: RoaringTreemap,
+    /// Rows given so far.
+    rows: u64,
+}
+
+impl PayloadSorter {
+    /// A sorter of values of Arrow type `data_type` holding at most about `budget` bytes of
+    /// them in memory, spilling under `spill_dir` (the system temp dir when `None`).
+    /// `Unsupported` for a type a payload cannot hold.
+    pub(crate) fn new(
+        data_type: &ArrowType,
+        budget: usize,
+        spill_dir: Option<PathBuf>,
+    ) -> Result<Self> {
+        let sort = match (Packed::of(data_type), data_type) {
+            (Some(p), _) => Sort::Packed(p, ExternalSort::new(budget, spill_dir)),
+            (None, ArrowType::Decimal128(_, _) | ArrowType::Utf8 | ArrowType::LargeUtf8) => {
+                Sort::Keys(ExternalSort::new(budget, spill_dir))
+            }
+            (None, other) => {
+                return Err(Error::unsupported(format!(
+                    "building a pk-btree payload over a column of Arrow type {other}"
+                )))
+            }
+        };
+        Ok(PayloadSorter {
+            sort,
+            nulls: RoaringTreemap::new(),
+            rows: 0,
+        })
+    }
+
+    /// Rows given so far.
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Sorted runs spilled to disk so far.
+    pub(crate) fn spilled_runs(&self) -> usize {
+        match &self.sort {
+            Sort::Packed(_, s) => s.spilled_runs(),
+            Sort::Keys(s) => s.spilled_runs(),
+        }
+    }
+
+    /// Adds the next rows, their ordinals following the rows given before. Errors: another
+    /// type than the sorter's; a failed spill.
+    pub(crate) fn push(&mut self, column: &dyn Array) -> Result<()> {
+        let first = self.rows;
+        match &mut self.sort {
+            Sort::Packed(p, sort) => {
+                if Packed::of(column.data_type()) != Some(*p) {
+                    return Err(type_changed(column));
+                }
+                pack_column(column, first, sort, &mut self.nulls)?;
+            }
+            Sort::Keys(sort) => push_keys(column, first, sort, &mut self.nulls)?,
+        }
+        self.rows += column.len() as u64;
+        Ok(())
+    }
+
+    /// The values in payload order, their arrival ordinals translated by `map` (`None`: the
+    /// rows came in group order).
+    pub(crate) fn finish(self, map: Option<OrdinalMap>) -> Result<PayloadValues> {
+        let sorted = match self.sort {
+            Sort::Packed(p, s) => Values::Packed(p, s.finish()?),
+            Sort::Keys(s) => Values::Keys(s.finish()?),
+        };
+        let (map, nulls) = match map {
+            Some(m) => {
+                let mut nulls = RoaringTreemap::new();
+                for o in &self.nulls {
+                    nulls.insert(m.map(o)?);
+                }
+                (Some(m), nulls)
+            }
+            None => (None, self.nulls),
+        };
+        Ok(PayloadValues {
+            sorted,
+            map,
+            nulls: nulls.into_iter(),
+            lookahead: None,
+            group: Vec::new(),
+        })
+    }
+}
+
+fn type_changed(column: &dyn Array) -> Error {
+    Error::internal(format!(
+        "pk-btree values of Arrow type {} given to a sorter of another type",
+        column.data_type()
+    ))
+}
+
+/// How rows given in another order than their group's get their group ordinals: runs of
+/// consecutive arrival ordinals (the rows of one file) moved to another start.
+#[derive(Debug, Clone)]
+pub(crate) struct OrdinalMap {
+    /// (first arrival ordinal, rows, first group ordinal), by arrival ordinal.
+    pieces: Vec<(u64, u64, u64)>,
+    /// Whether the pieces keep their order (the map only checks ordinals).
+    in_order: bool,
+}
+
+impl OrdinalMap {
+    /// A map of `pieces` (rows, first group ordinal) following one another in arrival order.
+    pub(crate) fn new(pieces: impl IntoIterator<Item = (u64, u64)>) -> Self {
+        let mut next = 0u64;
+        let pieces: Vec<(u64, u64, u64)> = pieces
+            .into_iter()
+            .map(|(rows, to)| {
+                let from = next;
+                next += rows;
+                (from, rows, to)
+            })
+            .collect();
+        let in_order = pieces.windows(2).all(|w| w[0].2 + w[0].1 <= w[1].2);
+        OrdinalMap { pieces, in_order }
+    }
+
+    /// The group ordinal of arrival ordinal `o`.
+    fn map(&self, o: u64) -> Result<u64> {
+        let i = self.pieces.partition_point(|p| p.0 + p.1 <= o);
+        match self.pieces.get(i) {
+            Some(&(from, rows, to)) if o >= from && o - from < rows => Ok(to + (o - from)),
+            _ => Err(Error::internal(format!(
+                "pk-btree row {o} is outside the written files' rows"
+            ))),
+        }
+    }
+}
+
+enum Values {
+    Packed(Packed, Sorted<u128>),
+    Keys(Sorted<KeyEntry>),
+}
+
+impl Values {
+    fn next(&mut self) -> Result<Option<(Key, u64)>> {
+        Ok(match self {
+            Values::Packed(p, s) => s.next_entry()?.map(|e| (p.key((e >> 64) as u64), e as u64)),
+            Values::Keys(s) => s.next_entry()?.map(|KeyEntry(k, o)| (k, o)),
+        })
+    }
+}
+
+/// A group's sorted values, read one at a time ([`PayloadValues::next_value`]).
+pub(crate) struct PayloadValues {
+    sorted: Values,
+    map: Option<OrdinalMap>,
+    /// Null group ordinals, ascending.
+    nulls: roaring::treemap::IntoIter,
+    /// The entry after the current group (out-of-order maps only).
+    lookahead: Option<(Key, u64)>,
+    /// The rest of the current group of equal keys, by group ordinal, last first.
+    group: Vec<(Key, u64)>,
+}
+
+impl PayloadValues {
+    /// The next (key, group ordinal) in payload order (`None` key: a null value); `None`
+    /// after the last.
+    pub(crate) fn next_value(&mut self) -> Result<Option<(Option<Key>, u64)>> {
+        if let Some((k, o)) = self.group.pop() {
+            return Ok(Some((Some(k), o)));
+        }
+        let next = match self.lookahead.take() {
+            Some(e) => Some(e),
+            None => self.sorted.next()?,
+        };
+        let Some((key, o)) = next else {
+            return Ok(self.nulls.next().map(|o| (None, o)));
+        };
+        let map = match &self.map {
+            None => return Ok(Some((Some(key), o))),
+            Some(m) if m.in_order => return Ok(Some((Some(key), m.map(o)?))),
+            Some(m) => m,
+        };
+        // Equal keys arrive by arrival ordinal: gathered and put in group-ordinal order.
+        let mut group = std::mem::take(&mut self.group);
+        group.push((key, map.map(o)?));
+        while let Some((k, o)) = self.sorted.next()? {
+            if compare(&k, &group[0].0) != Ordering::Equal {
+                self.lookahead = Some((k, o));
+                break;
+            }
+            group.push((k, map.map(o)?));
+        }
+        if group.len() > 1 {
+            group.sort_unstable_by_key(|e| std::cmp::Reverse(e.1));
+        }
+        let first = group.pop();
+        self.group = group;
+        Ok(first.map(|(k, o)| (Some(k), o)))
+    }
+}
+
+/// Signed values in unsigned order.
+fn signed(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}
+
+/// Pushes the packed (order key, ordinal) of every non-null value of `column` (ordinals from
+/// `first`), the null ordinals to `nulls`.
+fn pack_column(
+    column: &dyn Array,
+    first: u64,
+    sort: &mut ExternalSort<u128>,
+    nulls: &mut RoaringTreemap,
+) -> Result<()> {
+    match column.data_type() {
+        ArrowType::Int8 => pack::<Int8Type>(column, first, sort, nulls, |v| signed(i64::from(v))),
+        ArrowType::Int16 => pack::<Int16Type>(column, first, sort, nulls, |v| signed(i64::from(v))),
+        ArrowType::Int32 => pack::<Int32Type>(column, first, sort, nulls, |v| signed(i64::from(v))),
+        ArrowType::Date32 => {
+            pack::<Date32Type>(column, first, sort, nulls, |v| signed(i64::from(v)))
+        }
+        ArrowType::Int64 => pack::<Int64Type>(column, first, sort, nulls, signed),
         ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
-            pack::<TimestampMillisecondType>(column, nulls, signed)
+            pack::<TimestampMillisecondType>(column, first, sort, nulls, signed)
         }
         ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
-            pack::<TimestampMicrosecondType>(column, nulls, signed)
+            pack::<TimestampMicrosecondType>(column, first, sort, nulls, signed)
         }
         ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
-            pack::<TimestampNanosecondType>(column, nulls, signed)
+            pack::<TimestampNanosecondType>(column, first, sort, nulls, signed)
         }
-        ArrowType::Float32 => pack::<Float32Type>(column, nulls, |v| {
+        ArrowType::Float32 => pack::<Float32Type>(column, first, sort, nulls, |v| {
             u64::from(total_order_u32(java_float_bits(v)))
         }),
-        ArrowType::Float64 => {
-            pack::<Float64Type>(column, nulls, |v| total_order_u64(java_double_bits(v)))
-        }
+        ArrowType::Float64 => pack::<Float64Type>(column, first, sort, nulls, |v| {
+            total_order_u64(java_double_bits(v))
+        }),
         ArrowType::Boolean => {
             let a = column.as_boolean();
-            let mut keys = Vec::with_capacity(a.len() - a.null_count());
             for (i, v) in a.iter().enumerate() {
+                let ordinal = first + i as u64;
                 match v {
-                    Some(v) => keys.push((u128::from(v) << 64) | i as u128),
-                    None => nulls.push(i as u64),
+                    Some(v) => sort.push((u128::from(v) << 64) | u128::from(ordinal))?,
+                    None => {
+                        nulls.insert(ordinal);
+                    }
                 }
             }
-            keys
+            Ok(())
         }
-        _ => return None,
-    })
+        _ => Err(type_changed(column)),
+    }
+}
+
+fn pack<T: ArrowPrimitiveType>(
+    column: &dyn Array,
+    first: u64,
+    sort: &mut ExternalSort<u128>,
+    nulls: &mut RoaringTreemap,
+    order: impl Fn(T::Native) -> u64,
+) -> Result<()> {
+    let a: &PrimitiveArray<T> = column.as_primitive();
+    let entry =
+        |i: usize, v: T::Native| (u128::from(order(v)) << 64) | u128::from(first + i as u64);
+    if a.null_count() == 0 {
+        for (i, &v) in a.values().iter().enumerate() {
+            sort.push(entry(i, v))?;
+        }
+        return Ok(());
+    }
+    for (i, v) in a.iter().enumerate() {
+        match v {
+            Some(v) => sort.push(entry(i, v))?,
+            None => {
+                nulls.insert(first + i as u64);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Pushes the keys of a column [`Packed`] does not take (decimals, strings).
+fn push_keys(
+    column: &dyn Array,
+    first: u64,
+    sort: &mut ExternalSort<KeyEntry>,
+    nulls: &mut RoaringTreemap,
+) -> Result<()> {
+    let mut push = |i: usize, key: Option<Key>| -> Result<()> {
+        let ordinal = first + i as u64;
+        match key {
+            Some(k) => sort.push(KeyEntry(k, ordinal)),
+            None => {
+                nulls.insert(ordinal);
+                Ok(())
+            }
+        }
+    };
+    match column.data_type() {
+        ArrowType::Decimal128(_, _) => {
+            for (i, v) in column.as_primitive::<Decimal128Type>().iter().enumerate() {
+                push(i, v.map(Key::Decimal))?;
+            }
+        }
+        ArrowType::Utf8 => {
+            for (i, v) in column.as_string::<i32>().iter().enumerate() {
+                push(i, v.map(|s| Key::String(s.as_bytes().to_vec())))?;
+            }
+        }
+        ArrowType::LargeUtf8 => {
+            for (i, v) in column.as_string::<i64>().iter().enumerate() {
+                push(i, v.map(|s| Key::String(s.as_bytes().to_vec())))?;
+            }
+        }
+        _ => return Err(type_changed(column)),
+    }
+    Ok(())
 }
 
 /// IEEE-754 bits (NaN canonical) in `Float.compare` order: −0.0 before 0.0, NaN last.
@@ -142,6 +489,14 @@ fn total_order_u32(bits: u32) -> u32 {
     match bits & (1 << 31) {
         0 => bits | (1 << 31),
         _ => !bits,
+    }
+}
+
+/// The bits [`total_order_u32`] maps to `order`.
+fn from_total_order_u32(order: u32) -> u32 {
+    match order & (1 << 31) {
+        0 => !order,
+        _ => order & !(1 << 31),
     }
 }
 
@@ -153,94 +508,12 @@ fn total_order_u64(bits: u64) -> u64 {
     }
 }
 
-fn pack<T: ArrowPrimitiveType>(
-    column: &ArrayRef,
-    nulls: &mut Vec<u64>,
-    order: impl Fn(T::Native) -> u64,
-) -> Vec<u128> {
-    let a: &PrimitiveArray<T> = column.as_primitive();
-    let entry = |i: usize, v: T::Native| (u128::from(order(v)) << 64) | i as u128;
-    if a.null_count() == 0 {
-        return a
-            .values()
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| entry(i, v))
-            .collect();
+/// The bits [`total_order_u64`] maps to `order`.
+fn from_total_order_u64(order: u64) -> u64 {
+    match order & (1 << 63) {
+        0 => !order,
+        _ => order & !(1 << 63),
     }
-    let mut keys = Vec::with_capacity(a.len() - a.null_count());
-    for (i, v) in a.iter().enumerate() {
-        match v {
-            Some(v) => keys.push(entry(i, v)),
-            None => nulls.push(i as u64),
-        }
-    }
-    keys
-}
-
-/// Reads the key of a non-null row of a column [`packed`] accepts (`None` for a null row or
-/// another type, which [`PayloadValues`] never asks for).
-fn key_reader(column: &ArrayRef) -> Box<dyn Fn(usize) -> Option<Key> + '_> {
-    macro_rules! prim {
-        ($t:ty, $f:expr) => {{
-            let a = column.as_primitive::<$t>();
-            Box::new(move |i| a.is_valid(i).then(|| $f(a.value(i))))
-        }};
-    }
-    match column.data_type() {
-        ArrowType::Int8 => prim!(Int8Type, Key::TinyInt),
-        ArrowType::Int16 => prim!(Int16Type, Key::SmallInt),
-        ArrowType::Int32 => prim!(Int32Type, Key::Int),
-        ArrowType::Date32 => prim!(Date32Type, Key::Int),
-        ArrowType::Int64 => prim!(Int64Type, Key::BigInt),
-        ArrowType::Float32 => prim!(Float32Type, Key::Float),
-        ArrowType::Float64 => prim!(Float64Type, Key::Double),
-        ArrowType::Timestamp(TimeUnit::Millisecond, _) => {
-            prim!(TimestampMillisecondType, |v: i64| timestamp(
-                i128::from(v) * 1_000_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
-            prim!(TimestampMicrosecondType, |v: i64| timestamp(
-                i128::from(v) * 1_000
-            ))
-        }
-        ArrowType::Timestamp(TimeUnit::Nanosecond, _) => {
-            prim!(TimestampNanosecondType, |v: i64| timestamp(i128::from(v)))
-        }
-        ArrowType::Boolean => {
-            let a = column.as_boolean();
-            Box::new(move |i| a.is_valid(i).then(|| Key::Boolean(a.value(i))))
-        }
-        _ => Box::new(|_| None),
-    }
-}
-
-/// The keys of a column [`packed`] does not take (decimals, strings); `Unsupported` for a
-/// type a payload cannot hold.
-fn keys_of(array: &ArrayRef) -> Result<Vec<Option<Key>>> {
-    Ok(match array.data_type() {
-        ArrowType::Decimal128(_, _) => array
-            .as_primitive::<Decimal128Type>()
-            .iter()
-            .map(|v| v.map(Key::Decimal))
-            .collect(),
-        ArrowType::Utf8 => array
-            .as_string::<i32>()
-            .iter()
-            .map(|v| v.map(|s| Key::String(s.as_bytes().to_vec())))
-            .collect(),
-        ArrowType::LargeUtf8 => array
-            .as_string::<i64>()
-            .iter()
-            .map(|v| v.map(|s| Key::String(s.as_bytes().to_vec())))
-            .collect(),
-        other => {
-            return Err(Error::unsupported(format!(
-                "building a pk-btree payload over a column of Arrow type {other}"
-            )))
-        }
-    })
 }
 
 /// A timestamp key from epoch nanoseconds.
@@ -253,200 +526,4 @@ fn timestamp(nanos: i128) -> Key {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use arrow_array::{
-        BooleanArray, Date32Array, Decimal128Array, Float32Array, Float64Array, Int16Array,
-        Int32Array, Int64Array, Int8Array, StringArray, TimestampMicrosecondArray,
-        TimestampMillisecondArray, TimestampNanosecondArray,
-    };
-
-    use super::*;
-
-    /// Every value of `column` as a key, converted one type at a time (the builder's conversion
-    /// before the packed sort, kept as the oracle).
-    fn oracle_keys(column: &ArrayRef) -> Vec<Option<Key>> {
-        let key_at = key_reader(column);
-        match column.data_type() {
-            ArrowType::Decimal128(_, _) | ArrowType::Utf8 | ArrowType::LargeUtf8 => {
-                keys_of(column).unwrap()
-            }
-            ArrowType::Timestamp(unit, _) => {
-                let nanos_per = match unit {
-                    TimeUnit::Millisecond => 1_000_000,
-                    TimeUnit::Microsecond => 1_000,
-                    _ => 1,
-                };
-                let a = arrow_cast::cast(column, &ArrowType::Int64).unwrap();
-                a.as_primitive::<Int64Type>()
-                    .iter()
-                    .map(|v| {
-                        v.map(|v| {
-                            let nanos = i128::from(v) * nanos_per;
-                            Key::Timestamp {
-                                millis: nanos.div_euclid(1_000_000) as i64,
-                                nanos_of_milli: nanos.rem_euclid(1_000_000) as i32,
-                            }
-                        })
-                    })
-                    .collect()
-            }
-            _ => (0..column.len()).map(key_at).collect(),
-        }
-    }
-
-    /// The order the payload builder has always used: every key converted, sorted by Java's
-    /// comparator with the ordinal as tie-break, nulls last by ordinal.
-    fn reference(column: &ArrayRef) -> Vec<(Option<Key>, u64)> {
-        let mut v: Vec<(Option<Key>, u64)> = oracle_keys(column)
-            .into_iter()
-            .enumerate()
-            .map(|(i, k)| (k, i as u64))
-            .collect();
-        v.sort_by(|a, b| {
-            match (&a.0, &b.0) {
-                (Some(x), Some(y)) => compare(x, y),
-                (None, None) => std::cmp::Ordering::Equal,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some(_), None) => std::cmp::Ordering::Less,
-            }
-            .then(a.1.cmp(&b.1))
-        });
-        v
-    }
-
-    /// Keys compared by their serialized identity (NaN payloads, −0.0).
-    fn canonical(v: Vec<(Option<Key>, u64)>) -> Vec<(Option<String>, u64)> {
-        v.into_iter()
-            .map(|(k, o)| {
-                let k = k.map(|k| match k {
-                    Key::Float(f) => format!("f{:x}", java_float_bits(f)),
-                    Key::Double(d) => format!("d{:x}", java_double_bits(d)),
-                    other => format!("{other:?}"),
-                });
-                (k, o)
-            })
-            .collect()
-    }
-
-    fn check(column: ArrayRef) {
-        let values = PayloadValues::sort(column.clone()).unwrap();
-        let got: Vec<_> = values
-            .iter()
-            .map(|(k, o)| (k.map(Cow::into_owned), o))
-            .collect();
-        assert_eq!(got.len(), column.len());
-        assert_eq!(
-            canonical(got),
-            canonical(reference(&column)),
-            "{:?}",
-            column.data_type()
-        );
-    }
-
-    /// A small deterministic generator.
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> u64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            self.0 >> 11
-        }
-    }
-
-    #[test]
-    fn every_type_sorts_as_the_key_comparator_does() {
-        let mut g = Lcg(7);
-        for round in 0..40 {
-            let n = (g.next() % 300) as usize;
-            let null = |g: &mut Lcg| round % 3 == 0 && g.next() % 5 == 0;
-            // Few distinct values, so ties (ordinal order) are common.
-            let ints = |g: &mut Lcg| -> Vec<Option<i64>> {
-                (0..n)
-                    .map(|_| match null(g) {
-                        true => None,
-                        false => Some(match g.next() % 4 {
-                            0 => i64::MIN + (g.next() % 3) as i64,
-                            1 => i64::MAX - (g.next() % 3) as i64,
-                            _ => (g.next() % 21) as i64 - 10,
-                        }),
-                    })
-                    .collect()
-            };
-            let v = ints(&mut g);
-            check(Arc::new(Int64Array::from(v.clone())));
-            check(Arc::new(Int8Array::from(
-                v.iter().map(|x| x.map(|x| x as i8)).collect::<Vec<_>>(),
-            )));
-            check(Arc::new(Int16Array::from(
-                v.iter().map(|x| x.map(|x| x as i16)).collect::<Vec<_>>(),
-            )));
-            check(Arc::new(Int32Array::from(
-                v.iter().map(|x| x.map(|x| x as i32)).collect::<Vec<_>>(),
-            )));
-            check(Arc::new(Date32Array::from(
-                v.iter().map(|x| x.map(|x| x as i32)).collect::<Vec<_>>(),
-            )));
-            let ts: Vec<Option<i64>> = v.iter().map(|x| x.map(|x| x / 4)).collect();
-            check(Arc::new(TimestampMillisecondArray::from(ts.clone())));
-            check(Arc::new(TimestampMicrosecondArray::from(ts.clone())));
-            check(Arc::new(TimestampNanosecondArray::from(ts)));
-            check(Arc::new(BooleanArray::from(
-                v.iter().map(|x| x.map(|x| x % 2 == 0)).collect::<Vec<_>>(),
-            )));
-            check(Arc::new(Decimal128Array::from(
-                v.iter().map(|x| x.map(i128::from)).collect::<Vec<_>>(),
-            )));
-            check(Arc::new(StringArray::from(
-                v.iter()
-                    .map(|x| x.map(|x| format!("s{}", x.rem_euclid(7))))
-                    .collect::<Vec<_>>(),
-            )));
-            let specials = [
-                0.0,
-                -0.0,
-                f64::NAN,
-                -f64::NAN,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::MIN_POSITIVE,
-                -1.5,
-                2.5,
-            ];
-            let d: Vec<Option<f64>> = (0..n)
-                .map(|_| match null(&mut g) {
-                    true => None,
-                    false => Some(specials[(g.next() % specials.len() as u64) as usize]),
-                })
-                .collect();
-            check(Arc::new(Float64Array::from(d.clone())));
-            check(Arc::new(Float32Array::from(
-                d.iter().map(|x| x.map(|x| x as f32)).collect::<Vec<_>>(),
-            )));
-        }
-    }
-
-    #[test]
-    fn floats_follow_java_compare() {
-        let a: ArrayRef = Arc::new(Float64Array::from(vec![
-            f64::NAN,
-            0.0,
-            -0.0,
-            f64::INFINITY,
-            -1.0,
-        ]));
-        let values = PayloadValues::sort(a).unwrap();
-        let ordinals: Vec<u64> = values.iter().map(|(_, o)| o).collect();
-        assert_eq!(ordinals, vec![4, 2, 1, 3, 0]);
-    }
-
-    #[test]
-    fn unsupported_types_are_refused() {
-        let a: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&b"x"[..]]));
-        let e = PayloadValues::sort(a).err().unwrap();
-        assert!(e.to_string().contains("Arrow type Binary"), "{e}");
-    }
-}
+mod tests;

@@ -79,7 +79,7 @@ impl std::fmt::Debug for FileIO {
     }
 }
 
-fn with_file(e: impl Into<Error>, location: &str) -> Error {
+pub(super) fn with_file(e: impl Into<Error>, location: &str) -> Error {
     e.into().with_context("file", location)
 }
 

@@ -5,11 +5,14 @@
 //! always available; S3, GCS and Azure are behind the cargo features `s3`, `gcs`, `azure` and
 //! are configured from options (`s3.endpoint`, `s3.access-key`, `s3.secret-key`, `s3.region`,
 //! …) and the usual environment variables. Small reads of local files are made on the calling
-//! task, without the store's hand-off to a blocking thread (`local`).
+//! task, without the store's hand-off to a blocking thread (`local`). Large outputs are written
+//! in parts through a [`FileSink`].
 
 mod file_io;
 mod local;
+mod sink;
 mod storage;
 
 pub use file_io::{join, FileIO, FileStatus, ListedFile, ReadStats};
+pub use sink::FileSink;
 pub use storage::is_local_location;

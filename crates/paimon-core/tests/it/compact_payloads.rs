@@ -2,7 +2,8 @@
 //! for byte what `build_pk_btree_index` makes by reading the same files, for a full compaction
 //! and for lookup compactions that rewrite level 0, with outputs rolled into more than ten
 //! files (so file-name order, which the payload's ordinals follow, differs from write order:
-//! `-10` sorts before `-2`), a string and a number column, nulls and repeated values.
+//! `-10` sorts before `-2`), a string and a number column, nulls and repeated values; also
+//! when the compaction's sorts spill to disk (a small `write-buffer-size`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -138,6 +139,31 @@ async fn full_compaction_payloads_equal_the_builders() {
     let top = levels(&t).await;
     assert_eq!(top.keys().copied().collect::<Vec<_>>(), vec![5]);
     assert!(top[&5].len() > 10, "{} files", top[&5].len());
+    assert_eq!(assert_payloads_as_built(&t).await, 2);
+    let _ = std::fs::remove_dir_all(t.location());
+}
+
+#[tokio::test]
+async fn payloads_sorted_with_spills_equal_the_builders() {
+    let t = table("compact_payloads_spilled").await;
+    write(&t, 0..1500, 0, false).await;
+    write(&t, 500..1200, 1, true).await;
+    let before = read(&t, true).await;
+    // The builds' share of 16 KiB: at most a few hundred values sorted in memory at once.
+    let small: std::collections::HashMap<String, String> =
+        [("write-buffer-size".to_string(), "16 kb".to_string())].into();
+    let report = t
+        .with_options(&small)
+        .unwrap()
+        .compact()
+        .full(true)
+        .execute()
+        .await
+        .unwrap();
+    assert!(report.index_sort_spills >= 4, "{report:?}");
+    let t = Table::open(t.location()).await.unwrap();
+    assert_eq!(read(&t, true).await, before);
+    // The builder with the table's own 256 MiB sorts in memory.
     assert_eq!(assert_payloads_as_built(&t).await, 2);
     let _ = std::fs::remove_dir_all(t.location());
 }

@@ -1,7 +1,9 @@
 //! Writing a BTree payload (`org.apache.paimon.globalindex.btree.BTreeIndexWriter`): values
 //! arrive sorted; equal keys merge into one entry with their row ids in arrival order; nulls
 //! go to the null bitmap; `finish` writes the last block, the null bitmap, the index block and
-//! the footer, and returns the `_INDEX_META` bytes' structure.
+//! the footer, and returns the `_INDEX_META` bytes' structure. The file is built in memory;
+//! a caller streaming it takes the bytes written so far as it goes
+//! ([`BTreeIndexWriter::take_output`]).
 
 use std::cmp::Ordering;
 
@@ -50,8 +52,11 @@ fn assign(slot: &mut Option<Key>, key: &Key) {
 /// A finished payload.
 #[derive(Debug, Clone)]
 pub struct BTreePayload {
-    /// The file bytes.
+    /// The file bytes not taken with [`BTreeIndexWriter::take_output`] (all of them when
+    /// none were).
     pub bytes: Vec<u8>,
+    /// The file's size, taken bytes included.
+    pub size: u64,
     /// Its `_INDEX_META`.
     pub meta: SortedIndexFileMeta,
     /// Rows written (nulls included).
@@ -92,6 +97,16 @@ impl BTreeIndexWriter {
         };
         self.sst
             .reserve(usize::try_from(rows.saturating_mul(per_row).min(MAX)).unwrap_or(0));
+    }
+
+    /// Bytes written and not taken yet.
+    pub fn pending(&self) -> usize {
+        self.sst.pending()
+    }
+
+    /// Takes the file bytes written so far (the file's next part).
+    pub fn take_output(&mut self) -> Vec<u8> {
+        self.sst.take_output()
     }
 
     /// Adds one row: `None` is a null value. Non-null keys must not decrease.
@@ -174,7 +189,9 @@ impl BTreeIndexWriter {
             last_key: ser(&self.last_key)?,
             has_nulls: self.nulls.is_some(),
         };
+        let size = self.sst.position();
         Ok(BTreePayload {
+            size,
             bytes: self.sst.into_bytes(),
             meta,
             row_count: self.row_count,

@@ -1,6 +1,8 @@
 //! Writing an SST file in memory (`org.apache.paimon.sst.SstFileWriter`): data blocks flushed
 //! when their estimated size exceeds the block size, each compressed when that saves ≥ 12.5%,
-//! then an index block of (last key → handle).
+//! then an index block of (last key → handle). The bytes written so far can be taken out
+//! ([`SstWriter::take_output`]) as the file grows, so that a large file is streamed to its
+//! store, not held whole.
 
 use super::block::BlockBuilder;
 use super::{block_crc, compression, BlockHandle, BlockTrailer, CompressionType};
@@ -9,6 +11,8 @@ use super::{block_crc, compression, BlockHandle, BlockTrailer, CompressionType};
 #[derive(Debug)]
 pub struct SstWriter {
     out: Vec<u8>,
+    /// Bytes taken out before `out` (the file offset of `out[0]`).
+    taken: u64,
     block_size: usize,
     compression: CompressionType,
     zstd_level: i32,
@@ -23,6 +27,7 @@ impl SstWriter {
     pub fn new(block_size: usize, compression: CompressionType, zstd_level: i32) -> Self {
         SstWriter {
             out: Vec::new(),
+            taken: 0,
             block_size,
             compression,
             zstd_level,
@@ -68,7 +73,7 @@ impl SstWriter {
             None => (block, CompressionType::None),
         };
         let handle = BlockHandle {
-            offset: self.out.len() as u64,
+            offset: self.position(),
             size: stored.len() as u32,
         };
         let trailer = BlockTrailer {
@@ -80,9 +85,22 @@ impl SstWriter {
         handle
     }
 
-    /// Current length of the output (the offset of the next write).
+    /// Current length of the output (the offset of the next write), taken bytes included.
     pub fn position(&self) -> u64 {
-        self.out.len() as u64
+        self.taken + self.out.len() as u64
+    }
+
+    /// Bytes written and not taken yet.
+    pub fn pending(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Takes the bytes written since the last call (the file's next part); the next ones go
+    /// to a buffer of the same room.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        self.taken += self.out.len() as u64;
+        let room = self.out.capacity();
+        std::mem::replace(&mut self.out, Vec::with_capacity(room))
     }
 
     /// Appends raw bytes (the null bitmap, the footer).
@@ -96,7 +114,7 @@ impl SstWriter {
         self.write_block(&mut index)
     }
 
-    /// The file bytes written so far.
+    /// The file bytes written and not taken.
     pub fn into_bytes(self) -> Vec<u8> {
         self.out
     }
