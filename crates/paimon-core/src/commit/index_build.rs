@@ -185,7 +185,11 @@ impl PayloadBuilder {
                 let column = batch.column(0);
                 let s = match &mut sorter {
                     Some(s) => s,
-                    None => sorter.insert(self.sorter(column.data_type())?),
+                    None => {
+                        let mut s = self.sorter(column.data_type())?;
+                        s.reserve(files.iter().map(|f| f.row_count.max(0) as u64).sum());
+                        sorter.insert(s)
+                    }
                 };
                 s.push(column.as_ref())?;
             }
@@ -206,8 +210,15 @@ async fn stream_payload(
     values: &mut PayloadValues,
     sink: &mut FileSink,
 ) -> Result<IndexManifestEntry> {
-    while let Some((key, ordinal)) = values.next_value()? {
-        writer.push(key.as_ref(), ordinal)?;
+    let mut batch = Vec::with_capacity(4096);
+    loop {
+        values.fill(&mut batch, 4096)?;
+        if batch.is_empty() {
+            break;
+        }
+        for (key, ordinal) in &batch {
+            writer.push(key.as_ref(), *ordinal)?;
+        }
         if writer.pending() >= FileSink::PART {
             sink.write(writer.take_output()).await?;
         }

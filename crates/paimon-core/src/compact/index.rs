@@ -45,6 +45,9 @@ pub(super) struct WrittenValues {
     columns: Vec<(i32, usize, Option<PayloadSorter>)>,
     /// Bytes of values each column sorts in memory.
     budget: usize,
+    /// About how many rows will be recorded (their room is reserved at once, within the
+    /// budget).
+    rows_hint: u64,
 }
 
 impl std::fmt::Debug for WrittenValues {
@@ -70,7 +73,11 @@ impl WrittenValues {
             };
             let s = match sorter {
                 Some(s) => s,
-                None => sorter.insert(PayloadSorter::new(c.data_type(), self.budget, None)?),
+                None => {
+                    let mut s = PayloadSorter::new(c.data_type(), self.budget, None)?;
+                    s.reserve(self.rows_hint);
+                    sorter.insert(s)
+                }
             };
             s.push(c.as_ref())?;
         }
@@ -124,8 +131,8 @@ impl IndexChanges {
     }
 
     /// A recorder of the values of every `pk-btree` column, the written batches' table
-    /// columns being `fields`.
-    pub(super) fn recorder(&self, fields: &[DataField]) -> WrittenValues {
+    /// columns being `fields`, about `rows_hint` rows being written.
+    pub(super) fn recorder(&self, fields: &[DataField], rows_hint: u64) -> WrittenValues {
         let columns = self
             .builders
             .iter()
@@ -138,6 +145,7 @@ impl IndexChanges {
         WrittenValues {
             columns,
             budget: self.builders.first().map_or(0, PayloadBuilder::budget),
+            rows_hint,
         }
     }
 

@@ -57,6 +57,14 @@ use crate::Result;
 
 use index::{IndexChanges, WrittenValues};
 
+/// Rows of `files` (a bound of what compacting them writes).
+fn rows_of(files: &[DataFileMeta]) -> u64 {
+    files
+        .iter()
+        .map(|f| u64::try_from(f.row_count).unwrap_or(0))
+        .sum()
+}
+
 /// `_FILE_SOURCE` of files written by compaction (Java `FileSource.COMPACT`).
 pub const FILE_SOURCE_COMPACT: i8 = 1;
 
@@ -287,7 +295,7 @@ impl BucketCx {
             m
         };
         let mut written = match &self.index {
-            Some(index) => index.recorder(&source.schema().fields),
+            Some(index) => index.recorder(&source.schema().fields, rows_of(&split.files)),
             None => WrittenValues::default(),
         };
         if let (true, Some(kv), Some(index)) = (lookup, &self.kv, &self.index) {

@@ -166,7 +166,7 @@ async fn compact_bucket(
     m: &mut CommitMessage,
 ) -> Result<()> {
     if lookup_compaction(source.options()) {
-        let mut written = index.recorder(&source.schema().fields);
+        let mut written = index.recorder(&source.schema().fields, super::rows_of(&split.files));
         let out = lookup::compact_bucket(source, spec, kv, split, picker, &mut written).await?;
         let Some(out) = out else {
             return Ok(());

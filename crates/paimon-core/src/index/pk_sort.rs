@@ -66,6 +66,7 @@ impl<T: SortEntry> ExternalSort<T> {
     }
 
     /// Adds an entry, spilling the buffer when it holds the budget.
+    #[inline]
     pub(crate) fn push(&mut self, entry: T) -> Result<()> {
         self.buffered += entry.memory();
         self.buffer.push(entry);
@@ -73,6 +74,13 @@ impl<T: SortEntry> ExternalSort<T> {
             self.spill()?;
         }
         Ok(())
+    }
+
+    /// Reserves room for `entries` more, at most what the budget holds (by the entries'
+    /// inline size).
+    pub(crate) fn reserve(&mut self, entries: usize) {
+        let fits = self.budget.saturating_sub(self.buffered) / std::mem::size_of::<T>().max(1);
+        self.buffer.reserve_exact(entries.min(fits));
     }
 
     /// Runs written to disk so far.
@@ -197,6 +205,14 @@ pub(crate) struct Sorted<T> {
 }
 
 impl<T: SortEntry> Sorted<T> {
+    /// The entries left, when they are one sorted buffer (nothing was spilled).
+    pub(crate) fn in_memory(&mut self) -> Option<&mut std::vec::IntoIter<T>> {
+        match self.sources.as_mut_slice() {
+            [Source::Memory(m)] => Some(m),
+            _ => None,
+        }
+    }
+
     /// The next entry in order; `None` after the last.
     pub(crate) fn next_entry(&mut self) -> Result<Option<T>> {
         if let [only] = self.sources.as_mut_slice() {

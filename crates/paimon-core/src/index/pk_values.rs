@@ -200,6 +200,16 @@ impl PayloadSorter {
         })
     }
 
+    /// Reserves room for about `rows` more values, within the budget (a sorter told its
+    /// size up front does not regrow its buffer).
+    pub(crate) fn reserve(&mut self, rows: u64) {
+        let rows = usize::try_from(rows).unwrap_or(usize::MAX);
+        match &mut self.sort {
+            Sort::Packed(_, s) => s.reserve(rows),
+            Sort::Keys(s) => s.reserve(rows),
+        }
+    }
+
     /// Rows given so far.
     pub(crate) fn rows(&self) -> u64 {
         self.rows
@@ -237,7 +247,7 @@ impl PayloadSorter {
             Sort::Packed(p, s) => Values::Packed(p, s.finish()?),
             Sort::Keys(s) => Values::Keys(s.finish()?),
         };
-        let (map, nulls) = match map {
+        let (map, nulls) = match map.filter(|m| !m.is_identity()) {
             Some(m) => {
                 let mut nulls = RoaringTreemap::new();
                 for o in &self.nulls {
@@ -290,6 +300,11 @@ impl OrdinalMap {
         OrdinalMap { pieces, in_order }
     }
 
+    /// Whether every row keeps its ordinal (the rows came in group order).
+    fn is_identity(&self) -> bool {
+        self.pieces.iter().all(|p| p.0 == p.2)
+    }
+
     /// The group ordinal of arrival ordinal `o`.
     fn map(&self, o: u64) -> Result<u64> {
         let i = self.pieces.partition_point(|p| p.0 + p.1 <= o);
@@ -329,6 +344,46 @@ pub(crate) struct PayloadValues {
 }
 
 impl PayloadValues {
+    /// Replaces `out` with the next at most `max` values of [`PayloadValues::next_value`]
+    /// (none after the last): a packed column sorted in memory whose rows keep their order
+    /// is read straight from its buffer.
+    pub(crate) fn fill(&mut self, out: &mut Vec<(Option<Key>, u64)>, max: usize) -> Result<()> {
+        out.clear();
+        let in_order = self.map.as_ref().is_none_or(|m| m.in_order);
+        if let (true, true, None, Values::Packed(p, sorted)) = (
+            in_order,
+            self.group.is_empty(),
+            &self.lookahead,
+            &mut self.sorted,
+        ) {
+            if let Some(buffer) = sorted.in_memory() {
+                let p = *p;
+                match &self.map {
+                    None => out.extend(
+                        buffer
+                            .take(max)
+                            .map(|e| (Some(p.key((e >> 64) as u64)), e as u64)),
+                    ),
+                    Some(m) => {
+                        for e in buffer.take(max) {
+                            out.push((Some(p.key((e >> 64) as u64)), m.map(e as u64)?));
+                        }
+                    }
+                }
+                if !out.is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        while out.len() < max {
+            match self.next_value()? {
+                Some(v) => out.push(v),
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
     /// The next (key, group ordinal) in payload order (`None` key: a null value); `None`
     /// after the last.
     pub(crate) fn next_value(&mut self) -> Result<Option<(Option<Key>, u64)>> {

@@ -101,6 +101,26 @@ fn canonical(v: Vec<(Option<Key>, u64)>) -> Vec<(Option<String>, u64)> {
 
 /// The values of a sorter given `parts` (in arrival order) and `map`.
 fn sorted(parts: &[ArrayRef], budget: usize, map: Option<OrdinalMap>) -> Vec<(Option<Key>, u64)> {
+    let one_by_one = sorted_by(parts, budget, map.clone(), 0);
+    // In batches (the fast path of a packed column sorted in memory), of sizes crossing
+    // the end of the non-null values.
+    for max in [1, 5, 4096] {
+        assert_eq!(
+            canonical(sorted_by(parts, budget, map.clone(), max)),
+            canonical(one_by_one.clone()),
+            "fill({max})"
+        );
+    }
+    one_by_one
+}
+
+/// [`sorted`] read by `next_value` (`max` 0) or by `fill(max)`.
+fn sorted_by(
+    parts: &[ArrayRef],
+    budget: usize,
+    map: Option<OrdinalMap>,
+    max: usize,
+) -> Vec<(Option<Key>, u64)> {
     let dir = tempfile::tempdir().unwrap();
     let mut sorter =
         PayloadSorter::new(parts[0].data_type(), budget, Some(dir.path().into())).unwrap();
@@ -116,8 +136,20 @@ fn sorted(parts: &[ArrayRef], budget: usize, map: Option<OrdinalMap>) -> Vec<(Op
     }
     let mut values = sorter.finish(map).unwrap();
     let mut got = Vec::new();
-    while let Some(v) = values.next_value().unwrap() {
-        got.push(v);
+    if max == 0 {
+        while let Some(v) = values.next_value().unwrap() {
+            got.push(v);
+        }
+    } else {
+        let mut batch = Vec::new();
+        loop {
+            values.fill(&mut batch, max).unwrap();
+            if batch.is_empty() {
+                break;
+            }
+            assert!(batch.len() <= max);
+            got.append(&mut batch);
+        }
     }
     drop(values);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
