@@ -100,17 +100,22 @@ impl WrittenValues {
 }
 
 impl IndexChanges {
-    /// The index entries of snapshot `snapshot_id` and a builder per `pk-btree` column.
-    pub(super) async fn new(table: &Table, snapshot_id: Option<i64>) -> Result<Self> {
+    /// The index entries of snapshot `snapshot_id` and a builder per `pk-btree` column, for
+    /// a compaction of at most `buckets_at_once` buckets at once.
+    pub(super) async fn new(
+        table: &Table,
+        snapshot_id: Option<i64>,
+        buckets_at_once: usize,
+    ) -> Result<Self> {
         let previous = match snapshot_id {
             Some(id) => previous_index(table, id).await?,
             None => Vec::new(),
         };
         let options = table.options();
         let columns = &options.pk_btree_index_columns;
-        // `write-buffer-size` shared by the sorts running at once: a core's worth of builds
-        // and the recordings of twice the cores of bucket compactions, each per column.
-        let sorts = crate::blocking::default_parallelism().saturating_mul(2) * columns.len().max(1);
+        // `write-buffer-size` shared by the sorts held at once: a bucket compaction holds one
+        // per column (recorded while writing, or read back for its build).
+        let sorts = buckets_at_once.max(1).saturating_mul(columns.len().max(1));
         let budget =
             usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX) / sorts;
         let builders = columns

@@ -182,8 +182,12 @@ impl CompactBuilder {
         let spec = writer.file_spec();
         let kv = writer.kv_layout();
         let (snapshot_id, buckets) = self.buckets(&source).await?;
+        let parallelism = self.parallelism.map_or_else(
+            || crate::blocking::default_parallelism().saturating_mul(2),
+            NonZeroUsize::get,
+        );
         let index = match kv.is_some() || self.table.options().deletion_vectors_enabled {
-            true => Some(IndexChanges::new(&self.table, snapshot_id).await?),
+            true => Some(IndexChanges::new(&self.table, snapshot_id, parallelism).await?),
             false => None,
         };
         let cx = Arc::new(BucketCx {
@@ -195,10 +199,6 @@ impl CompactBuilder {
         });
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
-        let parallelism = self.parallelism.map_or_else(
-            || crate::blocking::default_parallelism().saturating_mul(2),
-            NonZeroUsize::get,
-        );
         let index = cx.clone();
         for (bucket, message) in parallel::run(cx, buckets, parallelism)
             .await?

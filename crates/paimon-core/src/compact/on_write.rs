@@ -51,7 +51,7 @@ impl CompactOnWrite {
         }
         let source = source_table(table)?;
         let (snapshot_id, buckets) = CompactBuilder::new(source.clone()).buckets(&source).await?;
-        let index = IndexChanges::new(table, snapshot_id).await?;
+        let index = IndexChanges::new(table, snapshot_id, parallelism).await?;
         let mut live: HashMap<(Vec<u8>, i32), DataSplit> = buckets
             .into_iter()
             .map(|(s, _)| ((s.partition.clone(), s.bucket), s))

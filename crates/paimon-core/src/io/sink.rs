@@ -3,7 +3,9 @@
 //! ordinary write when finished; beyond, a multipart upload of the store (on local disk
 //! object_store's staging file, renamed into place when finished), parts uploaded as they
 //! fill, at most two at once. Nothing is visible at the location before [`FileSink::finish`];
-//! [`FileSink::abort`] (or dropping the sink) gives up the upload.
+//! [`FileSink::abort`] gives up the upload and removes its parts (dropping the sink gives it
+//! up too, but leaves the removal of uploaded parts to the store: object_store's local store
+//! removes its staging file, S3 keeps them until the bucket's lifecycle rules do).
 
 use std::sync::Arc;
 
