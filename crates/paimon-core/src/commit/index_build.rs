@@ -100,8 +100,10 @@ impl PayloadBuilder {
     }
 
     /// A sorter of this builder's budget for values of Arrow type `data_type`.
+    /// Its spilled runs are merged `local-sort.max-num-file-handles` at a time.
     pub(crate) fn sorter(&self, data_type: &arrow_schema::DataType) -> Result<PayloadSorter> {
-        PayloadSorter::new(data_type, self.budget, None)
+        let fan_in = self.table.options().write_buffer.max_num_file_handles;
+        Ok(PayloadSorter::new(data_type, self.budget, None)?.with_fan_in(fan_in))
     }
 
     /// The indexed field.

@@ -32,12 +32,14 @@ pub(super) struct IndexChanges {
     building: tokio::sync::Semaphore,
     /// Sorted runs the builds spilled.
     spills: std::sync::atomic::AtomicUsize,
+    /// `local-sort.max-num-file-handles`: spilled runs merged at once.
+    fan_in: usize,
 }
 
 /// The indexed columns' values as a compaction writes one bucket's output, in write order,
-/// sorted as they come (within the builders' budgets), so that the output's payloads are
-/// built without reading the files back (the payload is the same: [`written_ordinals`]
-/// gives the rows their group ordinals, files by name).
+/// sorted as they come (by the builders' sorters), so that the output's payloads are built
+/// without reading the files back (the payload is the same: [`written_ordinals`] gives the
+/// rows their group ordinals, files by name).
 #[derive(Default)]
 pub(super) struct WrittenValues {
     /// Per `pk-btree` column: its field id, its position among the table columns of the
@@ -45,6 +47,8 @@ pub(super) struct WrittenValues {
     columns: Vec<(i32, usize, Option<PayloadSorter>)>,
     /// Bytes of values each column sorts in memory.
     budget: usize,
+    /// Spilled runs merged at once.
+    fan_in: usize,
     /// About how many rows will be recorded (their room is reserved at once, within the
     /// budget).
     rows_hint: u64,
@@ -74,7 +78,8 @@ impl WrittenValues {
             let s = match sorter {
                 Some(s) => s,
                 None => {
-                    let mut s = PayloadSorter::new(c.data_type(), self.budget, None)?;
+                    let mut s = PayloadSorter::new(c.data_type(), self.budget, None)?
+                        .with_fan_in(self.fan_in);
                     s.reserve(self.rows_hint);
                     sorter.insert(s)
                 }
@@ -127,6 +132,7 @@ impl IndexChanges {
             builders,
             building: tokio::sync::Semaphore::new(crate::blocking::default_parallelism()),
             spills: Default::default(),
+            fan_in: options.write_buffer.max_num_file_handles,
         })
     }
 
@@ -150,6 +156,7 @@ impl IndexChanges {
         WrittenValues {
             columns,
             budget: self.builders.first().map_or(0, PayloadBuilder::budget),
+            fan_in: self.fan_in,
             rows_hint,
         }
     }

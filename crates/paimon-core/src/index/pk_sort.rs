@@ -3,11 +3,14 @@
 //! `write-buffer-size`): entries are buffered until they hold the budget, then the buffer is
 //! sorted and written to a local scratch file as one run; at the end the last buffer is sorted
 //! in memory and merged with the spilled runs, one entry per run held at a time. A group that
-//! fits is sorted in memory and never touches the disk.
+//! fits is sorted in memory and never touches the disk. When the runs reach the fan-in
+//! (`local-sort.max-num-file-handles`, as Java's sort buffer), they are merged into one run
+//! first, so a merge never holds more than that many files open.
 //!
 //! The scratch files (a private temporary directory, not a Paimon format: entries as their
 //! [`SortEntry::write`] encodes them) are removed when the sort or its output is dropped.
-//! Reads and writes are synchronous `std::fs` calls through 1 MiB buffers.
+//! Reads and writes are synchronous `std::fs` calls through buffers (1 MiB for the run being
+//! written, 128 KiB for each run read back).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -33,8 +36,11 @@ pub(crate) trait SortEntry: Sized {
     fn read(input: &mut impl BufRead) -> io::Result<Option<Self>>;
 }
 
-/// Scratch-file buffer size.
-const IO_BUFFER: usize = 1 << 20;
+/// Buffer of the scratch file being written.
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// Buffer of each run read back: the merge holds one per run.
+const READ_BUFFER: usize = 128 << 10;
 
 fn io_error(e: impl Into<Error>, path: &Path) -> Error {
     e.into().with_context("file", path.display().to_string())
@@ -49,6 +55,12 @@ pub(crate) struct ExternalSort<T> {
     parent: Option<PathBuf>,
     dir: Option<tempfile::TempDir>,
     runs: Vec<PathBuf>,
+    /// The most runs merged at once (at least 2).
+    fan_in: usize,
+    /// Runs written so far (buffer spills and merges).
+    written: usize,
+    /// Buffer spills so far.
+    spills: usize,
 }
 
 impl<T: SortEntry> ExternalSort<T> {
@@ -62,7 +74,16 @@ impl<T: SortEntry> ExternalSort<T> {
             parent,
             dir: None,
             runs: Vec::new(),
+            fan_in: 128,
+            written: 0,
+            spills: 0,
         }
+    }
+
+    /// Merges at most `n` runs at once (at least 2; default 128).
+    pub(crate) fn with_fan_in(mut self, n: usize) -> Self {
+        self.fan_in = n.max(2);
+        self
     }
 
     /// Adds an entry, spilling the buffer when it holds the budget.
@@ -83,16 +104,13 @@ impl<T: SortEntry> ExternalSort<T> {
         self.buffer.reserve_exact(entries.min(fits));
     }
 
-    /// Runs written to disk so far.
+    /// Times the buffer was spilled to disk so far.
     pub(crate) fn spilled_runs(&self) -> usize {
-        self.runs.len()
+        self.spills
     }
 
-    /// Sorts the buffer and writes it as one run.
-    fn spill(&mut self) -> Result<()> {
-        if self.buffer.is_empty() {
-            return Ok(());
-        }
+    /// The path of the next run, the scratch directory created on first use.
+    fn next_run(&mut self) -> Result<PathBuf> {
         let dir = match &self.dir {
             Some(d) => d.path().to_path_buf(),
             None => {
@@ -106,10 +124,23 @@ impl<T: SortEntry> ExternalSort<T> {
                 path
             }
         };
-        let path = dir.join(format!("run-{}", self.runs.len()));
+        self.written += 1;
+        Ok(dir.join(format!("run-{}", self.written)))
+    }
+
+    /// Sorts the buffer and writes it as one run (after merging the runs into one when they
+    /// are at the fan-in: at most that many run files exist, and are merged, at once).
+    fn spill(&mut self) -> Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        if self.runs.len() >= self.fan_in {
+            self.merge_runs()?;
+        }
+        let path = self.next_run()?;
         T::sort(&mut self.buffer);
         let written = (|| -> io::Result<()> {
-            let mut w = BufWriter::with_capacity(IO_BUFFER, File::create(&path)?);
+            let mut w = BufWriter::with_capacity(WRITE_BUFFER, File::create(&path)?);
             for e in &self.buffer {
                 e.write(&mut w)?;
             }
@@ -118,8 +149,27 @@ impl<T: SortEntry> ExternalSort<T> {
         })();
         written.map_err(|e| io_error(e, &path))?;
         self.runs.push(path);
+        self.spills += 1;
         self.buffer.clear();
         self.buffered = 0;
+        Ok(())
+    }
+
+    /// Merges the spilled runs into one.
+    fn merge_runs(&mut self) -> Result<()> {
+        let mut merged = Sorted::<T>::of_runs(&self.runs, None)?;
+        let path = self.next_run()?;
+        let file = File::create(&path).map_err(|e| io_error(e, &path))?;
+        let mut w = BufWriter::with_capacity(WRITE_BUFFER, file);
+        while let Some(e) = merged.next_entry()? {
+            e.write(&mut w).map_err(|e| io_error(e, &path))?;
+        }
+        w.into_inner()
+            .map_err(|e| io_error(e.into_error(), &path))?;
+        drop(merged);
+        for old in std::mem::replace(&mut self.runs, vec![path]) {
+            std::fs::remove_file(&old).map_err(|e| io_error(e, &old))?;
+        }
         Ok(())
     }
 
@@ -135,20 +185,10 @@ impl<T: SortEntry> ExternalSort<T> {
                 _dir: None,
             });
         }
-        let mut sources = Vec::with_capacity(self.runs.len() + 1);
-        for path in &self.runs {
-            let file = File::open(path).map_err(|e| io_error(e, path))?;
-            sources.push(Source::File(
-                BufReader::with_capacity(IO_BUFFER, file),
-                path.clone(),
-            ));
-        }
-        sources.push(Source::Memory(memory));
-        Ok(Sorted {
-            sources,
-            heap: BinaryHeap::new(),
-            started: false,
-            _dir: self.dir.take(),
+        let dir = self.dir.take();
+        Sorted::of_runs(&self.runs, Some(memory)).map(|sorted| Sorted {
+            _dir: dir,
+            ..sorted
         })
     }
 }
@@ -205,6 +245,25 @@ pub(crate) struct Sorted<T> {
 }
 
 impl<T: SortEntry> Sorted<T> {
+    /// A merge of the run files `runs` and of `memory`.
+    fn of_runs(runs: &[PathBuf], memory: Option<std::vec::IntoIter<T>>) -> Result<Self> {
+        let mut sources = Vec::with_capacity(runs.len() + 1);
+        for path in runs {
+            let file = File::open(path).map_err(|e| io_error(e, path))?;
+            sources.push(Source::File(
+                BufReader::with_capacity(READ_BUFFER, file),
+                path.clone(),
+            ));
+        }
+        sources.extend(memory.map(Source::Memory));
+        Ok(Sorted {
+            sources,
+            heap: BinaryHeap::new(),
+            started: false,
+            _dir: None,
+        })
+    }
+
     /// The entries left, when they are one sorted buffer (nothing was spilled).
     pub(crate) fn in_memory(&mut self) -> Option<&mut std::vec::IntoIter<T>> {
         match self.sources.as_mut_slice() {
@@ -312,6 +371,30 @@ mod tests {
     }
 
     #[test]
+    fn runs_at_the_fan_in_are_merged_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let values: Vec<u128> = (0..1000u128).map(|i| (i * 7919) % 1000).collect();
+        for fan_in in [2, 3, 5] {
+            // A run every 10 values: 100 spills.
+            let mut s = ExternalSort::new(160, Some(dir.path().to_path_buf())).with_fan_in(fan_in);
+            for v in &values {
+                s.push(*v).unwrap();
+                assert!(
+                    s.runs.len() <= fan_in,
+                    "fan-in {fan_in}: {} runs",
+                    s.runs.len()
+                );
+                let files = std::fs::read_dir(s.dir.as_ref().map_or(dir.path(), |d| d.path()));
+                assert!(files.unwrap().count() <= fan_in);
+            }
+            assert_eq!(s.spilled_runs(), 100);
+            let got = drain(s.finish().unwrap());
+            assert_eq!(got, (0..1000u128).collect::<Vec<_>>(), "fan-in {fan_in}");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
     fn a_truncated_run_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = ExternalSort::new(32, Some(dir.path().to_path_buf()));
@@ -319,6 +402,7 @@ mod tests {
             s.push(v).unwrap();
         }
         let run = s.runs[0].clone();
+        assert!(run.ends_with("run-1"), "{run:?}");
         let bytes = std::fs::read(&run).unwrap();
         std::fs::write(&run, &bytes[..bytes.len() - 3]).unwrap();
         let mut sorted = s.finish().unwrap();
@@ -329,6 +413,6 @@ mod tests {
                 Err(e) => break e,
             }
         };
-        assert!(e.to_string().contains("run-0"), "{e}");
+        assert!(e.to_string().contains("run-1"), "{e}");
     }
 }

@@ -200,6 +200,16 @@ impl PayloadSorter {
         })
     }
 
+    /// Merges at most `n` spilled runs at once (`local-sort.max-num-file-handles`; default
+    /// 128).
+    pub(crate) fn with_fan_in(mut self, n: usize) -> Self {
+        self.sort = match self.sort {
+            Sort::Packed(p, s) => Sort::Packed(p, s.with_fan_in(n)),
+            Sort::Keys(s) => Sort::Keys(s.with_fan_in(n)),
+        };
+        self
+    }
+
     /// Reserves room for about `rows` more values, within the budget (a sorter told its
     /// size up front does not regrow its buffer).
     pub(crate) fn reserve(&mut self, rows: u64) {

@@ -149,9 +149,16 @@ async fn payloads_sorted_with_spills_equal_the_builders() {
     write(&t, 0..1500, 0, false).await;
     write(&t, 500..1200, 1, true).await;
     let before = read(&t, true).await;
-    // The builds' share of 16 KiB: at most a few hundred values sorted in memory at once.
-    let small: std::collections::HashMap<String, String> =
-        [("write-buffer-size".to_string(), "16 kb".to_string())].into();
+    // The builds' share of 16 KiB: at most a few hundred values sorted in memory at once;
+    // their runs merged three at a time.
+    let small: std::collections::HashMap<String, String> = [
+        ("write-buffer-size".to_string(), "16 kb".to_string()),
+        (
+            "local-sort.max-num-file-handles".to_string(),
+            "3".to_string(),
+        ),
+    ]
+    .into();
     let report = t
         .with_options(&small)
         .unwrap()
