@@ -5,6 +5,8 @@
 
 mod args;
 mod commands;
+#[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
+mod mem;
 mod output;
 
 use std::process::ExitCode;
