@@ -16,7 +16,7 @@ use futures::TryStreamExt;
 use super::table_commit::{CommitChanges, TableCommit};
 use crate::catalog::Table;
 use crate::index::pk_sorted::{PkSortedBuildInput, PkSortedWriter};
-use crate::index::pk_values::{OrdinalMap, PayloadSorter, PayloadValues};
+use crate::index::pk_values::{OrdinalMap, PayloadSorter, PayloadValues, SortLimits};
 use crate::index::source_meta::SourceFile;
 use crate::io::{join, FileSink};
 use crate::scan::manifest_reader::ManifestReader;
@@ -48,8 +48,8 @@ pub(crate) struct PayloadBuilder {
     field: crate::spec::types::DataField,
     options: crate::spec::options::BTreeBuildOptions,
     reader: crate::read::TableRead,
-    /// Bytes of values a build sorts in memory before spilling.
-    budget: usize,
+    /// How a build sorts its values.
+    limits: SortLimits,
 }
 
 impl PayloadBuilder {
@@ -83,27 +83,24 @@ impl PayloadBuilder {
             field,
             options: def.btree_build_options()?,
             reader: scan.reader(),
-            budget: usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX),
+            limits: SortLimits {
+                budget: usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX),
+                fan_in: options.write_buffer.max_num_file_handles,
+            },
         })
     }
 
     /// Sorts at most about `bytes` of values in memory per build (by default the table's
-    /// `write-buffer-size`, as Java's builder).
+    /// `write-buffer-size`, as Java's builder), spilled runs merged
+    /// `local-sort.max-num-file-handles` at a time.
     pub(crate) fn with_budget(mut self, bytes: usize) -> Self {
-        self.budget = bytes;
+        self.limits.budget = bytes;
         self
     }
 
-    /// Bytes of values a build sorts in memory.
-    pub(crate) fn budget(&self) -> usize {
-        self.budget
-    }
-
-    /// A sorter of this builder's budget for values of Arrow type `data_type`.
-    /// Its spilled runs are merged `local-sort.max-num-file-handles` at a time.
-    pub(crate) fn sorter(&self, data_type: &arrow_schema::DataType) -> Result<PayloadSorter> {
-        let fan_in = self.table.options().write_buffer.max_num_file_handles;
-        Ok(PayloadSorter::new(data_type, self.budget, None)?.with_fan_in(fan_in))
+    /// How a build sorts its values.
+    pub(crate) fn limits(&self) -> SortLimits {
+        self.limits
     }
 
     /// The indexed field.
@@ -185,15 +182,10 @@ impl PayloadBuilder {
             while let Some(batch) = stream.try_next().await? {
                 rows += batch.num_rows() as i64;
                 let column = batch.column(0);
-                let s = match &mut sorter {
-                    Some(s) => s,
-                    None => {
-                        let mut s = self.sorter(column.data_type())?;
-                        s.reserve(files.iter().map(|f| f.row_count.max(0) as u64).sum());
-                        sorter.insert(s)
-                    }
-                };
-                s.push(column.as_ref())?;
+                let rows_hint = files.iter().map(|f| f.row_count.max(0) as u64).sum();
+                self.limits
+                    .sorter_in(&mut sorter, column.data_type(), rows_hint)?
+                    .push(column.as_ref())?;
             }
             if rows != f.row_count {
                 return Err(Error::data_invalid(format!(

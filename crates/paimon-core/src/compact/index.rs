@@ -12,7 +12,7 @@ use arrow_array::RecordBatch;
 
 use crate::catalog::Table;
 use crate::commit::{previous_index, written_ordinals, CommitMessage, PayloadBuilder};
-use crate::index::pk_values::{OrdinalMap, PayloadSorter};
+use crate::index::pk_values::{OrdinalMap, PayloadSorter, SortLimits};
 use crate::index::source_meta::SourceMeta;
 use crate::scan::DataSplit;
 use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
@@ -32,8 +32,6 @@ pub(super) struct IndexChanges {
     building: tokio::sync::Semaphore,
     /// Sorted runs the builds spilled.
     spills: std::sync::atomic::AtomicUsize,
-    /// `local-sort.max-num-file-handles`: spilled runs merged at once.
-    fan_in: usize,
 }
 
 /// The indexed columns' values as a compaction writes one bucket's output, in write order,
@@ -45,10 +43,8 @@ pub(super) struct WrittenValues {
     /// Per `pk-btree` column: its field id, its position among the table columns of the
     /// written batches, and its values so far (a sorter from the first batch on).
     columns: Vec<(i32, usize, Option<PayloadSorter>)>,
-    /// Bytes of values each column sorts in memory.
-    budget: usize,
-    /// Spilled runs merged at once.
-    fan_in: usize,
+    /// How each column's values are sorted (the builders').
+    limits: SortLimits,
     /// About how many rows will be recorded (their room is reserved at once, within the
     /// budget).
     rows_hint: u64,
@@ -75,16 +71,9 @@ impl WrittenValues {
             let Some(c) = batch.columns().get(*position) else {
                 continue;
             };
-            let s = match sorter {
-                Some(s) => s,
-                None => {
-                    let mut s = PayloadSorter::new(c.data_type(), self.budget, None)?
-                        .with_fan_in(self.fan_in);
-                    s.reserve(self.rows_hint);
-                    sorter.insert(s)
-                }
-            };
-            s.push(c.as_ref())?;
+            self.limits
+                .sorter_in(sorter, c.data_type(), self.rows_hint)?
+                .push(c.as_ref())?;
         }
         Ok(())
     }
@@ -132,7 +121,6 @@ impl IndexChanges {
             builders,
             building: tokio::sync::Semaphore::new(crate::blocking::default_parallelism()),
             spills: Default::default(),
-            fan_in: options.write_buffer.max_num_file_handles,
         })
     }
 
@@ -155,8 +143,10 @@ impl IndexChanges {
             .collect();
         WrittenValues {
             columns,
-            budget: self.builders.first().map_or(0, PayloadBuilder::budget),
-            fan_in: self.fan_in,
+            limits: self
+                .builders
+                .first()
+                .map_or_else(SortLimits::default, PayloadBuilder::limits),
             rows_hint,
         }
     }

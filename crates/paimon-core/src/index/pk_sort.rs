@@ -185,11 +185,9 @@ impl<T: SortEntry> ExternalSort<T> {
                 _dir: None,
             });
         }
-        let dir = self.dir.take();
-        Sorted::of_runs(&self.runs, Some(memory)).map(|sorted| Sorted {
-            _dir: dir,
-            ..sorted
-        })
+        let mut sorted = Sorted::of_runs(&self.runs, Some(memory))?;
+        sorted._dir = self.dir.take();
+        Ok(sorted)
     }
 }
 

@@ -159,6 +159,37 @@ impl SortEntry for KeyEntry {
     }
 }
 
+/// How a group's sorter is made: the bytes of values it holds in memory, and the spilled runs
+/// it merges at once (`local-sort.max-num-file-handles`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SortLimits {
+    /// Bytes of values sorted in memory before a spill.
+    pub(crate) budget: usize,
+    /// Spilled runs merged at once.
+    pub(crate) fan_in: usize,
+}
+
+impl SortLimits {
+    /// The sorter in `slot`, made on first use for values of `data_type` with room for about
+    /// `rows` of them reserved (within the budget).
+    pub(crate) fn sorter_in<'a>(
+        self,
+        slot: &'a mut Option<PayloadSorter>,
+        data_type: &ArrowType,
+        rows: u64,
+    ) -> Result<&'a mut PayloadSorter> {
+        Ok(match slot {
+            Some(s) => s,
+            None => {
+                let mut s =
+                    PayloadSorter::new(data_type, self.budget, None)?.with_fan_in(self.fan_in);
+                s.reserve(rows);
+                slot.insert(s)
+            }
+        })
+    }
+}
+
 enum Sort {
     Packed(Packed, ExternalSort<u128>),
     Keys(ExternalSort<KeyEntry>),
