@@ -6,7 +6,10 @@
 //! Files are named `<data-file.prefix><uuid>-<n>.<format>` with one UUID per writer and a
 //! counter that continues across flushes (Java `DataFilePathFactory`), created lazily on the
 //! first row (never empty) and rolled when the file reaches `target-file-size`, checked every
-//! [`ROLL_CHECK_ROWS`] rows as Java does. Closing a file writes it through `FileIO` and builds
+//! [`ROLL_CHECK_ROWS`] rows as Java does. A file's bytes go out as its format completes them
+//! (Parquet row groups, ORC stripes; Avro at close) through a `FileSink`: one write when the
+//! file is small, else a multipart upload, so a writer holds a row group, not a file, and
+//! nothing is visible before the file is closed. Closing a file finishes it and builds
 //! its [`DataFileMeta`] (Java `DataFileMeta#forAppend` / `KeyValueDataFileWriter#result`).
 //! With `file-index.*` columns, each file's index container is built from the same rows and,
 //! at close, embedded in the meta when it is at most `file-index.in-manifest-threshold`
@@ -29,7 +32,7 @@ use super::orc::OrcWriter;
 use super::parquet::ParquetWriter;
 use super::stats::StatsCollector;
 use crate::index::file_index::writer::FileIndexWriter;
-use crate::io::{join, FileIO};
+use crate::io::{join, FileIO, FileSink};
 use crate::mergetree::merge_function::is_retract;
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
@@ -111,6 +114,15 @@ impl FormatWriter {
             FormatWriter::Avro(w) => w.estimated_size(),
         }
     }
+    /// The file's bytes complete so far and not taken yet (Avro files are encoded at close).
+    fn take_written(&mut self) -> Vec<u8> {
+        match self {
+            FormatWriter::Parquet(w) => w.take_written(),
+            FormatWriter::Orc(w) => w.take_written(),
+            FormatWriter::Avro(_) => Vec::new(),
+        }
+    }
+    /// Closes the file; returns its bytes not taken yet.
     fn finish(self) -> Result<Vec<u8>> {
         match self {
             FormatWriter::Parquet(w) => w.finish(),
@@ -124,6 +136,10 @@ impl FormatWriter {
 pub(crate) struct OpenFile {
     name: String,
     writer: FormatWriter,
+    /// Where the file's bytes go as they are complete.
+    sink: FileSink,
+    /// Bytes handed to `sink` so far.
+    streamed: u64,
     rows: i64,
     value_stats: StatsCollector,
     key_stats: Option<StatsCollector>,
@@ -133,6 +149,31 @@ pub(crate) struct OpenFile {
     max_seq: i64,
     deletes: i64,
     index: Option<FileIndexWriter>,
+}
+
+impl OpenFile {
+    /// Hands the file's complete bytes to its sink (written out in parts once large).
+    async fn stream_out(&mut self) -> Result<()> {
+        let bytes = self.writer.take_written();
+        self.streamed += bytes.len() as u64;
+        self.sink.write(bytes).await
+    }
+}
+
+/// Writes a closed file's last bytes `rest` to `sink` and completes it; on any error the
+/// upload is given up.
+async fn complete(mut sink: FileSink, rest: Result<Vec<u8>>) -> Result<()> {
+    let written = match rest {
+        Ok(rest) => sink.write(rest).await,
+        Err(e) => Err(e),
+    };
+    match written {
+        Ok(()) => sink.finish().await,
+        Err(e) => {
+            sink.abort().await;
+            Err(e)
+        }
+    }
 }
 
 /// The files of one (partition, bucket) writer between files: name counter, closed files and
@@ -193,9 +234,12 @@ impl FileSeries {
             self.spec.extension()
         );
         self.counter += 1;
+        let sink = self.spec.io.sink(&join(&self.dir, &name))?;
         Ok(OpenFile {
             name,
             writer,
+            sink,
+            streamed: 0,
             rows: 0,
             value_stats: self.spec.value_stats.clone(),
             key_stats: self.spec.key_stats.clone(),
@@ -229,7 +273,14 @@ impl FileSeries {
                 Some(f) => f,
                 None => self.open()?,
             };
-            self.append(&mut file, &slice)?;
+            if let Err(e) = self.append(&mut file, &slice) {
+                file.sink.abort().await;
+                return Err(e);
+            }
+            if let Err(e) = file.stream_out().await {
+                file.sink.abort().await;
+                return Err(e);
+            }
             if file.writer.estimated_size() >= self.spec.target_size {
                 self.close(file).await?;
             } else {
@@ -279,10 +330,10 @@ impl FileSeries {
 
     async fn close(&mut self, mut file: OpenFile) -> Result<()> {
         let index = file.index.take();
-        let bytes = file.writer.finish()?;
-        let size = bytes.len() as i64;
-        let path = join(&self.dir, &file.name);
-        self.spec.io.write(&path, Bytes::from(bytes)).await?;
+        let rest = file.writer.finish();
+        let size = file.streamed + rest.as_ref().map_or(0, |r| r.len() as u64);
+        complete(file.sink, rest).await?;
+        let size = i64::try_from(size).map_err(|_| Error::internal("file size over i64"))?;
         let (extra_files, embedded_index) = self.write_index(&file.name, index.as_ref()).await?;
         let empty = BinaryRow::empty().serialize();
         let empty_stats = SimpleStats {

@@ -51,18 +51,21 @@ use crate::{Error, Result};
 /// The ORC type attribute holding a Paimon field id (Java `OrcTypeUtil.PAIMON_ORC_FIELD_ID_KEY`).
 pub(crate) const PAIMON_ID: &str = "paimon.id";
 
-/// An in-memory sink shared with the writer, so the bytes survive `close`.
+/// An in-memory sink shared with the writer, so the bytes survive `close`: the bytes not taken
+/// yet and the count of every byte written.
 #[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+struct SharedBuf(Arc<Mutex<(Vec<u8>, u64)>>);
 
 impl SharedBuf {
-    fn len(&self) -> usize {
-        self.0.lock().map_or(0, |b| b.len())
+    /// Bytes written so far, taken ones included.
+    fn written(&self) -> u64 {
+        self.0.lock().map_or(0, |b| b.1)
     }
+    /// The bytes not taken yet.
     fn take(&self) -> Vec<u8> {
         self.0
             .lock()
-            .map(|mut b| std::mem::take(&mut *b))
+            .map(|mut b| std::mem::take(&mut b.0))
             .unwrap_or_default()
     }
 }
@@ -73,7 +76,8 @@ impl Write for SharedBuf {
             .0
             .lock()
             .map_err(|_| std::io::Error::other("ORC buffer poisoned"))?;
-        b.extend_from_slice(data);
+        b.0.extend_from_slice(data);
+        b.1 += data.len() as u64;
         Ok(data.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -287,10 +291,15 @@ impl OrcWriter {
 
     /// Bytes of the stripes written so far.
     pub(crate) fn estimated_size(&self) -> u64 {
-        self.buf.len() as u64
+        self.buf.written()
     }
 
-    /// Closes the file and returns its bytes.
+    /// The file's bytes complete so far (its written stripes) and not taken yet, taken out.
+    pub(crate) fn take_written(&mut self) -> Vec<u8> {
+        self.buf.take()
+    }
+
+    /// Closes the file and returns its bytes not taken by [`Self::take_written`].
     pub(crate) fn finish(self) -> Result<Vec<u8>> {
         self.writer.close()?;
         Ok(self.buf.take())

@@ -33,8 +33,9 @@
 //! first page of rows, held until they are in (`parquet_dictionary`), since arrow-rs would
 //! only fall back once the dictionary reaches its size limit.
 //!
-//! The file is built in memory and handed to `FileIO` whole when closed; rolling at
-//! `target-file-size` bounds the buffer.
+//! The writer encodes into memory: the row group in progress, and the bytes of flushed row
+//! groups until the caller takes them ([`ParquetWriter::take_written`]) to stream the file
+//! out as it grows.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -370,7 +371,19 @@ impl ParquetWriter {
         }
     }
 
-    /// Closes the file and returns its bytes.
+    /// The file's bytes complete so far (its flushed row groups) and not taken yet, taken
+    /// out: the writer keeps only the row group in progress, and [`Self::finish`] returns
+    /// the rest.
+    pub(crate) fn take_written(&mut self) -> Vec<u8> {
+        match &mut self.writer {
+            Inner::Pending { .. } => Vec::new(),
+            Inner::Arrow(w) => std::mem::take(w.inner_mut()),
+            Inner::Twin(w) => w.take_written(),
+            Inner::Int96(w) => w.take_written(),
+        }
+    }
+
+    /// Closes the file and returns its bytes not taken by [`Self::take_written`].
     pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
         if let Inner::Pending { batches, .. } = &mut self.writer {
             // A file smaller than a page: its rows are the first page.

@@ -387,7 +387,12 @@ impl Int96FileWriter {
         (self.file.bytes_written() + buffered) as u64
     }
 
-    /// Closes the file and returns its bytes.
+    /// The file's bytes written since the last call (flushed row groups), taken out.
+    pub(crate) fn take_written(&mut self) -> Vec<u8> {
+        std::mem::take(self.file.inner_mut())
+    }
+
+    /// Closes the file and returns its bytes not taken yet.
     pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
         self.flush()?;
         Ok(self.file.into_inner()?)

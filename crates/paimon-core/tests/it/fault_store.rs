@@ -43,6 +43,10 @@ pub struct FailingStore {
     fail_delete_at: AtomicUsize,
     /// Every path put (successfully or not), in order.
     pub puts: Mutex<Vec<String>>,
+    /// Every path a multipart upload was started for, in order.
+    pub multiparts: Mutex<Vec<String>>,
+    /// Multipart uploads to paths containing this pattern fail their second part.
+    pub fail_parts: Mutex<Option<String>>,
 }
 
 impl FailingStore {
@@ -55,6 +59,8 @@ impl FailingStore {
             deletes: Arc::default(),
             fail_delete_at: AtomicUsize::new(0),
             puts: Mutex::new(vec![]),
+            multiparts: Mutex::new(vec![]),
+            fail_parts: Mutex::new(None),
         })
     }
 
@@ -103,6 +109,34 @@ impl fmt::Display for FailingStore {
     }
 }
 
+/// A multipart upload whose second part fails.
+#[derive(Debug)]
+struct FailingUpload {
+    inner: Box<dyn MultipartUpload>,
+    parts: usize,
+    path: StorePath,
+}
+
+#[async_trait::async_trait]
+impl MultipartUpload for FailingUpload {
+    fn put_part(&mut self, data: PutPayload) -> object_store::UploadPart {
+        self.parts += 1;
+        if self.parts == 2 {
+            let err = injected(&self.path);
+            return Box::pin(async move { Err(err) });
+        }
+        self.inner.put_part(data)
+    }
+
+    async fn complete(&mut self) -> object_store::Result<PutResult> {
+        self.inner.complete().await
+    }
+
+    async fn abort(&mut self) -> object_store::Result<()> {
+        self.inner.abort().await
+    }
+}
+
 fn injected(path: &StorePath) -> object_store::Error {
     object_store::Error::Generic {
         store: "FailingStore",
@@ -133,7 +167,18 @@ impl ObjectStore for FailingStore {
         location: &StorePath,
         opts: PutMultipartOptions,
     ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
+        let path = location.as_ref().to_string();
+        self.multiparts.lock().unwrap().push(path.clone());
+        let upload = self.inner.put_multipart_opts(location, opts).await?;
+        let fail = self.fail_parts.lock().unwrap().clone();
+        match fail {
+            Some(p) if path.contains(&p) => Ok(Box::new(FailingUpload {
+                inner: upload,
+                parts: 0,
+                path: location.clone(),
+            })),
+            _ => Ok(upload),
+        }
     }
 
     async fn get_opts(

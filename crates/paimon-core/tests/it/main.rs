@@ -55,3 +55,4 @@ mod write_parallel_flush;
 mod write_pk;
 mod write_retract;
 mod write_spill;
+mod write_stream;
