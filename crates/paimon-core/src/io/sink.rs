@@ -1,17 +1,21 @@
 //! [`FileSink`]: a file written in parts as it is produced, for outputs too large to hold
-//! whole (a `pk-btree` payload of a large level). Up to [`FileSink::PART`] bytes it is one
-//! ordinary write when finished; beyond, a multipart upload of the store (on local disk
-//! object_store's staging file, renamed into place when finished), parts uploaded as they
-//! fill, at most two at once. Nothing is visible at the location before [`FileSink::finish`];
-//! [`FileSink::abort`] gives up the upload and removes its parts (dropping the sink gives it
-//! up too, but leaves the removal of uploaded parts to the store: object_store's local store
-//! removes its staging file, S3 keeps them until the bucket's lifecycle rules do).
+//! whole (data files, `pk-btree` payloads). Up to [`FileSink::PART`] bytes it is one ordinary
+//! write when finished; beyond, a multipart upload of the store (on local disk
+//! object_store's staging file, renamed into place when finished), in parts of exactly
+//! [`FileSink::PART`] bytes but the last (zero-copy slices of the written buffers), at most
+//! two uploading at once. Nothing is visible at the location before [`FileSink::finish`]. A
+//! failed part, a failed completion and [`FileSink::abort`] abort the upload, its parts
+//! removed where the store allows, before returning; dropping the sink gives it up too, but
+//! leaves the removal of uploaded parts to the store (object_store's local store removes its
+//! staging file in the background, S3 keeps them until the bucket's lifecycle rules do).
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use object_store::path::Path;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutPayload};
+use tokio::task::JoinSet;
 
 use super::file_io::with_file;
 use super::FileIO;
@@ -22,9 +26,45 @@ pub struct FileSink {
     store: Arc<dyn ObjectStore>,
     path: Path,
     location: String,
-    pending: Vec<Bytes>,
+    /// Bytes not uploaded yet, in order.
+    pending: VecDeque<Bytes>,
     pending_len: usize,
-    upload: Option<WriteMultipart>,
+    upload: Option<Upload>,
+}
+
+/// A started multipart upload and its parts in flight.
+struct Upload {
+    upload: Box<dyn MultipartUpload>,
+    parts: JoinSet<object_store::Result<()>>,
+}
+
+impl Upload {
+    /// Starts uploading `part`, then waits until at most `in_flight` parts are.
+    async fn put(&mut self, part: PutPayload, in_flight: usize) -> object_store::Result<()> {
+        self.parts.spawn(self.upload.put_part(part));
+        self.wait(in_flight).await
+    }
+
+    /// Waits until at most `in_flight` parts are uploading; the first failed part's error.
+    async fn wait(&mut self, in_flight: usize) -> object_store::Result<()> {
+        while self.parts.len() > in_flight {
+            match self.parts.join_next().await {
+                Some(Ok(done)) => done?,
+                Some(Err(e)) => {
+                    return Err(object_store::Error::JoinError { source: e });
+                }
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops the parts in flight and aborts the upload (its parts removed where the store
+    /// allows). Best effort: the caller reports the error that made it give up.
+    async fn abort(mut self) {
+        self.parts.shutdown().await;
+        let _ = self.upload.abort().await;
+    }
 }
 
 impl std::fmt::Debug for FileSink {
@@ -46,7 +86,7 @@ impl FileIO {
             store,
             path,
             location: location.to_string(),
-            pending: Vec::new(),
+            pending: VecDeque::new(),
             pending_len: 0,
             upload: None,
         })
@@ -54,9 +94,12 @@ impl FileIO {
 }
 
 impl FileSink {
-    /// Bytes held before a multipart upload starts, and the size of its parts (S3 needs at
-    /// least 5 MiB but for the last).
+    /// Bytes held before a multipart upload starts, and the size of every part but the last
+    /// (S3 needs at least 5 MiB, some stores equal sizes).
     pub const PART: usize = 8 << 20;
+
+    /// Parts uploading at once.
+    const IN_FLIGHT: usize = 2;
 
     /// Appends `bytes`.
     pub async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
@@ -64,59 +107,95 @@ impl FileSink {
             return Ok(());
         }
         self.pending_len += bytes.len();
-        self.pending.push(Bytes::from(bytes));
-        if self.pending_len < Self::PART {
-            return Ok(());
+        self.pending.push_back(Bytes::from(bytes));
+        while self.pending_len >= Self::PART {
+            let part = self.take_part(Self::PART);
+            if let Err(e) = self.put(part).await {
+                return Err(self.give_up(e).await);
+            }
         }
+        Ok(())
+    }
+
+    /// The first `len` pending bytes (zero-copy slices of the written buffers).
+    fn take_part(&mut self, len: usize) -> PutPayload {
+        let mut part = Vec::new();
+        let mut left = len;
+        while left > 0 {
+            let Some(mut b) = self.pending.pop_front() else {
+                break;
+            };
+            if b.len() > left {
+                self.pending.push_front(b.split_off(left));
+            }
+            left -= b.len();
+            part.push(b);
+        }
+        self.pending_len -= len - left;
+        PutPayload::from_iter(part)
+    }
+
+    /// Uploads `part`, starting the upload first if needed.
+    async fn put(&mut self, part: PutPayload) -> object_store::Result<()> {
         let upload = match &mut self.upload {
             Some(u) => u,
             None => {
-                let u = self
-                    .store
-                    .put_multipart(&self.path)
-                    .await
-                    .map_err(|e| with_file(e, &self.location))?;
-                self.upload
-                    .insert(WriteMultipart::new_with_chunk_size(u, Self::PART))
+                let upload = self.store.put_multipart(&self.path).await?;
+                self.upload.insert(Upload {
+                    upload,
+                    parts: JoinSet::new(),
+                })
             }
         };
-        for b in self.pending.drain(..) {
-            upload.put(b);
+        upload.put(part, Self::IN_FLIGHT).await
+    }
+
+    /// Aborts a started upload after `e`; returns `e` naming the file.
+    async fn give_up(&mut self, e: object_store::Error) -> crate::Error {
+        if let Some(upload) = self.upload.take() {
+            upload.abort().await;
         }
-        self.pending_len = 0;
-        upload
-            .wait_for_capacity(2)
-            .await
-            .map_err(|e| with_file(e, &self.location))
+        with_file(e, &self.location)
     }
 
     /// Writes what is pending and completes the file.
     pub async fn finish(mut self) -> Result<()> {
-        let location = std::mem::take(&mut self.location);
-        match self.upload.take() {
-            Some(mut upload) => {
-                for b in self.pending.drain(..) {
-                    upload.put(b);
-                }
-                upload.finish().await.map_err(|e| with_file(e, &location))?;
-            }
-            None => {
-                let payload = PutPayload::from_iter(self.pending.drain(..));
-                self.store
-                    .put(&self.path, payload)
-                    .await
-                    .map_err(|e| with_file(e, &location))?;
-            }
+        if self.upload.is_none() {
+            let payload = PutPayload::from_iter(self.pending.drain(..));
+            self.store
+                .put(&self.path, payload)
+                .await
+                .map_err(|e| with_file(e, &self.location))?;
+            return Ok(());
         }
-        Ok(())
+        let last = match self.pending_len {
+            0 => Ok(()),
+            n => {
+                let part = self.take_part(n);
+                self.put(part).await
+            }
+        };
+        let done = match last {
+            Ok(()) => match &mut self.upload {
+                Some(u) => match u.wait(0).await {
+                    Ok(()) => u.upload.complete().await.map(|_| ()),
+                    Err(e) => Err(e),
+                },
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        match done {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.give_up(e).await),
+        }
     }
 
     /// Gives up the file: a started upload is aborted (its parts removed where the store
     /// allows), nothing is written at the location.
     pub async fn abort(mut self) {
         if let Some(upload) = self.upload.take() {
-            // Best effort: the write already failed, and that error is the one reported.
-            let _ = upload.abort().await;
+            upload.abort().await;
         }
     }
 }

@@ -20,6 +20,7 @@
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use arrow_buffer::BooleanBufferBuilder;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
@@ -567,8 +568,31 @@ pub(crate) fn leaf_columns(md: &ParquetMetaData, roots: &[usize]) -> Vec<usize> 
         .collect()
 }
 
+/// Average selected or skipped run (rows) below which a selection is handed to arrow-rs as a
+/// bitmap: the length below which its reader decodes a selection through a mask anyway
+/// (`RowSelectionPolicy::Auto`'s default threshold).
+const MASK_RUN_ROWS: u64 = 32;
+
 /// The arrow-rs selection of `ranges` over the rows of the decoded row groups `groups`.
+///
+/// A fragmented selection (a deletion vector of scattered rows: two runs per deleted row) is
+/// a bitmap of the groups' rows, one bit per row; as runs it would take 16 bytes per run, and
+/// arrow-rs copies the runs left at every row group it starts.
 pub(crate) fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSelection {
+    let (mut runs, mut rows) = (0u64, 0u64);
+    runs_within(groups, ranges, |_, n| {
+        runs += 1;
+        rows += n;
+    });
+    if runs > 1 && rows / runs < MASK_RUN_ROWS {
+        if let Ok(len) = usize::try_from(rows) {
+            let mut mask = BooleanBufferBuilder::new(len);
+            runs_within(groups, ranges, |select, n| {
+                mask.append_n(n as usize, select)
+            });
+            return RowSelection::from_boolean_buffer(mask.finish());
+        }
+    }
     let mut selectors: Vec<RowSelector> = Vec::new();
     runs_within(groups, ranges, |select, n| {
         let n = usize::try_from(n).unwrap_or(usize::MAX);
@@ -585,11 +609,14 @@ pub(crate) fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSele
 mod tests {
     use std::sync::Arc;
 
+    use crate::spec::row_range::RowRange;
     use arrow_array::{
         Array, BinaryArray, FixedSizeBinaryArray, Int32Array, RecordBatch, StringArray,
     };
     use arrow_schema::DataType as ArrowType;
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::arrow_reader::{
+        ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+    };
     use parquet::file::properties::WriterProperties;
 
     use super::view_metadata;
@@ -650,5 +677,39 @@ mod tests {
             let back = arrow_cast::cast(got, want.data_type()).unwrap();
             assert_eq!(&back.to_data(), &want.to_data());
         }
+    }
+
+    /// The reference: `ranges` as runs, selector by selector.
+    fn selectors(groups: &[RowRange], ranges: &[RowRange]) -> Vec<RowSelector> {
+        let mut out = Vec::new();
+        super::runs_within(groups, ranges, |select, n| {
+            out.push(match select {
+                true => RowSelector::select(n as usize),
+                false => RowSelector::skip(n as usize),
+            })
+        });
+        out
+    }
+
+    #[test]
+    fn fragmented_selections_are_bitmaps_of_the_same_rows() {
+        let groups = [0..1000, 2000..5000, 5000..5003];
+        // Every third row deleted: runs of 2 and 1.
+        let dense: Vec<RowRange> = (0..1700).map(|i| 3 * i..3 * i + 2).collect();
+        // Long runs.
+        let sparse = vec![10..400, 2100..4900];
+        for (ranges, mask) in [(&dense, true), (&sparse, false)] {
+            let got = super::row_selection(&groups, ranges);
+            assert_eq!(got.as_mask().is_some(), mask);
+            let want = RowSelection::from(selectors(&groups, ranges));
+            assert_eq!(got.row_count(), want.row_count());
+            let runs: Vec<RowSelector> = got.iter().copied().collect();
+            let want_runs: Vec<RowSelector> = want.iter().copied().collect();
+            assert_eq!(runs, want_runs);
+        }
+        // Nothing kept, or one run: never a bitmap.
+        assert!(super::row_selection(&groups, &[]).as_mask().is_none());
+        let whole: Vec<RowRange> = std::iter::once(0..10).collect();
+        assert!(super::row_selection(&whole, &whole).as_mask().is_none());
     }
 }

@@ -47,6 +47,8 @@ pub struct FailingStore {
     pub multiparts: Mutex<Vec<String>>,
     /// Multipart uploads to paths containing this pattern fail their second part.
     pub fail_parts: Mutex<Option<String>>,
+    /// The sizes of the parts of every multipart upload, in upload order.
+    pub part_sizes: Arc<Mutex<Vec<usize>>>,
 }
 
 impl FailingStore {
@@ -61,6 +63,7 @@ impl FailingStore {
             puts: Mutex::new(vec![]),
             multiparts: Mutex::new(vec![]),
             fail_parts: Mutex::new(None),
+            part_sizes: Arc::default(),
         })
     }
 
@@ -109,19 +112,22 @@ impl fmt::Display for FailingStore {
     }
 }
 
-/// A multipart upload whose second part fails.
+/// A multipart upload recording its part sizes; with `fail`, its second part fails.
 #[derive(Debug)]
-struct FailingUpload {
+struct RecordingUpload {
     inner: Box<dyn MultipartUpload>,
     parts: usize,
+    fail: bool,
+    sizes: Arc<Mutex<Vec<usize>>>,
     path: StorePath,
 }
 
 #[async_trait::async_trait]
-impl MultipartUpload for FailingUpload {
+impl MultipartUpload for RecordingUpload {
     fn put_part(&mut self, data: PutPayload) -> object_store::UploadPart {
         self.parts += 1;
-        if self.parts == 2 {
+        self.sizes.lock().unwrap().push(data.content_length());
+        if self.fail && self.parts == 2 {
             let err = injected(&self.path);
             return Box::pin(async move { Err(err) });
         }
@@ -171,14 +177,13 @@ impl ObjectStore for FailingStore {
         self.multiparts.lock().unwrap().push(path.clone());
         let upload = self.inner.put_multipart_opts(location, opts).await?;
         let fail = self.fail_parts.lock().unwrap().clone();
-        match fail {
-            Some(p) if path.contains(&p) => Ok(Box::new(FailingUpload {
-                inner: upload,
-                parts: 0,
-                path: location.clone(),
-            })),
-            _ => Ok(upload),
-        }
+        Ok(Box::new(RecordingUpload {
+            inner: upload,
+            parts: 0,
+            fail: fail.is_some_and(|p| path.contains(&p)),
+            sizes: self.part_sizes.clone(),
+            path: location.clone(),
+        }))
     }
 
     async fn get_opts(

@@ -86,6 +86,11 @@ async fn large_files_are_uploaded_in_parts_and_read_back_whole() {
             uploads.iter().any(|u| u.ends_with(&file.file_name)),
             "{format}: {uploads:?}"
         );
+        let sizes = std::mem::take(&mut *store.part_sizes.lock().unwrap());
+        let (last, full) = sizes.split_last().unwrap();
+        assert!(full.iter().all(|&n| n == 8 << 20), "{format}: {sizes:?}");
+        assert_eq!(sizes.iter().sum::<usize>() as u64, on_disk);
+        assert!(*last > 0 && *last <= 8 << 20, "{format}: {sizes:?}");
         if format == "parquet" {
             let bytes = bytes::Bytes::from(std::fs::read(&path).unwrap());
             let reader =
