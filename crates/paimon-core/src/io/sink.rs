@@ -102,12 +102,13 @@ impl FileSink {
     const IN_FLIGHT: usize = 2;
 
     /// Appends `bytes`.
-    pub async fn write(&mut self, bytes: Vec<u8>) -> Result<()> {
+    pub async fn write(&mut self, bytes: impl Into<Bytes>) -> Result<()> {
+        let bytes = bytes.into();
         if bytes.is_empty() {
             return Ok(());
         }
         self.pending_len += bytes.len();
-        self.pending.push_back(Bytes::from(bytes));
+        self.pending.push_back(bytes);
         while self.pending_len >= Self::PART {
             let part = self.take_part(Self::PART);
             if let Err(e) = self.put(part).await {

@@ -115,7 +115,7 @@ impl FormatWriter {
         }
     }
     /// The file's bytes complete so far and not taken yet (Avro files are encoded at close).
-    fn take_written(&mut self) -> Vec<u8> {
+    fn take_written(&mut self) -> Vec<Bytes> {
         match self {
             FormatWriter::Parquet(w) => w.take_written(),
             FormatWriter::Orc(w) => w.take_written(),
@@ -123,12 +123,12 @@ impl FormatWriter {
         }
     }
     /// Closes the file; returns its bytes not taken yet.
-    fn finish(self) -> Result<Vec<u8>> {
-        match self {
-            FormatWriter::Parquet(w) => w.finish(),
-            FormatWriter::Orc(w) => w.finish(),
-            FormatWriter::Avro(w) => w.finish(),
-        }
+    fn finish(self) -> Result<Vec<Bytes>> {
+        Ok(match self {
+            FormatWriter::Parquet(w) => w.finish()?.take(),
+            FormatWriter::Orc(w) => w.finish()?.take(),
+            FormatWriter::Avro(w) => vec![Bytes::from(w.finish()?)],
+        })
     }
 }
 
@@ -154,17 +154,19 @@ pub(crate) struct OpenFile {
 impl OpenFile {
     /// Hands the file's complete bytes to its sink (written out in parts once large).
     async fn stream_out(&mut self) -> Result<()> {
-        let bytes = self.writer.take_written();
-        self.streamed += bytes.len() as u64;
-        self.sink.write(bytes).await
+        for part in self.writer.take_written() {
+            self.streamed += part.len() as u64;
+            self.sink.write(part).await?;
+        }
+        Ok(())
     }
 }
 
 /// Writes a closed file's last bytes `rest` to `sink` and completes it; on any error the
 /// upload is given up.
-async fn complete(mut sink: FileSink, rest: Result<Vec<u8>>) -> Result<()> {
+async fn complete(mut sink: FileSink, rest: Result<Vec<Bytes>>) -> Result<()> {
     let written = match rest {
-        Ok(rest) => sink.write(rest).await,
+        Ok(rest) => write_all(&mut sink, rest).await,
         Err(e) => Err(e),
     };
     match written {
@@ -174,6 +176,14 @@ async fn complete(mut sink: FileSink, rest: Result<Vec<u8>>) -> Result<()> {
             Err(e)
         }
     }
+}
+
+/// Writes `parts` to `sink` in order.
+async fn write_all(sink: &mut FileSink, parts: Vec<Bytes>) -> Result<()> {
+    for part in parts {
+        sink.write(part).await?;
+    }
+    Ok(())
 }
 
 /// The files of one (partition, bucket) writer between files: name counter, closed files and
@@ -331,7 +341,8 @@ impl FileSeries {
     async fn close(&mut self, mut file: OpenFile) -> Result<()> {
         let index = file.index.take();
         let rest = file.writer.finish();
-        let size = file.streamed + rest.as_ref().map_or(0, |r| r.len() as u64);
+        let rest_len: usize = rest.as_ref().map_or(0, |r| r.iter().map(Bytes::len).sum());
+        let size = file.streamed + rest_len as u64;
         complete(file.sink, rest).await?;
         let size = i64::try_from(size).map_err(|_| Error::internal("file size over i64"))?;
         let (extra_files, embedded_index) = self.write_index(&file.name, index.as_ref()).await?;

@@ -31,6 +31,7 @@
 mod avro;
 mod builder;
 mod byte_bounds;
+mod chunks;
 mod conform;
 mod cross_partition;
 pub(crate) mod datum;

@@ -39,9 +39,11 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{make_array, Array, ArrayRef, RecordBatch};
 use arrow_cast::cast;
 use arrow_schema::{DataType as ArrowType, Field, FieldRef, Schema, SchemaRef};
+use bytes::Bytes;
 use orc_rust::arrow_writer::{ArrowWriter, ArrowWriterBuilder, ORC_ATTRIBUTE_PREFIX, ORC_TYPE_KEY};
 use orc_rust::compression::CompressionType;
 
+use super::chunks::Chunks;
 use super::parquet::retype;
 use crate::arrow::schema::FIELD_ID_KEY;
 use crate::spec::options::TableOptions;
@@ -54,7 +56,7 @@ pub(crate) const PAIMON_ID: &str = "paimon.id";
 /// An in-memory sink shared with the writer, so the bytes survive `close`: the bytes not taken
 /// yet and the count of every byte written.
 #[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<(Vec<u8>, u64)>>);
+struct SharedBuf(Arc<Mutex<(Chunks, u64)>>);
 
 impl SharedBuf {
     /// Bytes written so far, taken ones included.
@@ -62,7 +64,7 @@ impl SharedBuf {
         self.0.lock().map_or(0, |b| b.1)
     }
     /// The bytes not taken yet.
-    fn take(&self) -> Vec<u8> {
+    fn take(&self) -> Chunks {
         self.0
             .lock()
             .map(|mut b| std::mem::take(&mut b.0))
@@ -76,7 +78,7 @@ impl Write for SharedBuf {
             .0
             .lock()
             .map_err(|_| std::io::Error::other("ORC buffer poisoned"))?;
-        b.0.extend_from_slice(data);
+        b.0.write_all(data)?;
         b.1 += data.len() as u64;
         Ok(data.len())
     }
@@ -295,12 +297,12 @@ impl OrcWriter {
     }
 
     /// The file's bytes complete so far (its written stripes) and not taken yet, taken out.
-    pub(crate) fn take_written(&mut self) -> Vec<u8> {
-        self.buf.take()
+    pub(crate) fn take_written(&mut self) -> Vec<Bytes> {
+        self.buf.take().take()
     }
 
     /// Closes the file and returns its bytes not taken by [`Self::take_written`].
-    pub(crate) fn finish(self) -> Result<Vec<u8>> {
+    pub(crate) fn finish(self) -> Result<Chunks> {
         self.writer.close()?;
         Ok(self.buf.take())
     }

@@ -43,12 +43,14 @@ use std::sync::Arc;
 use arrow_array::{make_array, ArrayRef, RecordBatch};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType as ArrowType, Field, Fields, Schema, SchemaRef};
+use bytes::Bytes;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
+use super::chunks::Chunks;
 use super::parquet_dictionary::plain_columns;
 use super::parquet_int96::{needs_int96, Int96FileWriter};
 use super::parquet_twin::{TwinWriter, Twins};
@@ -80,7 +82,7 @@ enum Inner {
         /// Arrow bytes of the held rows (their slices, not the buffers they share).
         bytes: usize,
     },
-    Arrow(ArrowWriter<Vec<u8>>),
+    Arrow(ArrowWriter<Chunks>),
     /// A one-column key encoded once (`parquet_twin`).
     Twin(Box<TwinWriter>),
     Int96(Int96FileWriter),
@@ -313,7 +315,7 @@ impl ParquetWriter {
             match twin {
                 Some(writer) => Inner::Twin(Box::new(writer)),
                 None => Inner::Arrow(ArrowWriter::try_new_with_options(
-                    Vec::new(),
+                    Chunks::default(),
                     self.schema.clone(),
                     opts(),
                 )?),
@@ -374,17 +376,17 @@ impl ParquetWriter {
     /// The file's bytes complete so far (its flushed row groups) and not taken yet, taken
     /// out: the writer keeps only the row group in progress, and [`Self::finish`] returns
     /// the rest.
-    pub(crate) fn take_written(&mut self) -> Vec<u8> {
+    pub(crate) fn take_written(&mut self) -> Vec<Bytes> {
         match &mut self.writer {
             Inner::Pending { .. } => Vec::new(),
-            Inner::Arrow(w) => std::mem::take(w.inner_mut()),
+            Inner::Arrow(w) => w.inner_mut().take(),
             Inner::Twin(w) => w.take_written(),
             Inner::Int96(w) => w.take_written(),
         }
     }
 
     /// Closes the file and returns its bytes not taken by [`Self::take_written`].
-    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn finish(mut self) -> Result<Chunks> {
         if let Inner::Pending { batches, .. } = &mut self.writer {
             // A file smaller than a page: its rows are the first page.
             let batches = std::mem::take(batches);
@@ -451,7 +453,7 @@ mod tests {
         let options = TableOptions::from_map(&map).unwrap();
         let mut w = ParquetWriter::new(batch.schema(), &options).unwrap();
         w.write(batch).unwrap();
-        let bytes = Bytes::from(w.finish().unwrap());
+        let bytes = Bytes::from(w.finish().unwrap().into_vec());
         let reader = SerializedFileReader::new(bytes).unwrap();
         let group = reader.metadata().row_group(0);
         group
@@ -489,7 +491,7 @@ mod tests {
         let options = TableOptions::from_map(&HashMap::new()).unwrap();
         let mut w = ParquetWriter::new(batch.schema(), &options).unwrap();
         w.write(&batch).unwrap();
-        let bytes = Bytes::from(w.finish().unwrap());
+        let bytes = Bytes::from(w.finish().unwrap().into_vec());
         let reader = SerializedFileReader::new(bytes.clone()).unwrap();
         for c in reader.metadata().row_group(0).columns() {
             let name = c.column_path().string();
@@ -542,7 +544,7 @@ mod tests {
             offset += len;
         }
         assert_eq!(offset, n as usize);
-        let bytes = Bytes::from(w.finish().unwrap());
+        let bytes = Bytes::from(w.finish().unwrap().into_vec());
         let reader = SerializedFileReader::new(bytes.clone()).unwrap();
         let dictionaries: Vec<bool> = reader
             .metadata()

@@ -47,6 +47,7 @@ use parquet::file::writer::{
 };
 use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor, Type, TypePtr};
 
+use super::chunks::Chunks;
 use super::parquet_levels::{append_leaf_levels, leaf_paths, LeafLevels, Step};
 use crate::{Error, Result};
 
@@ -226,7 +227,7 @@ struct RowGroup {
 
 /// An in-memory Parquet file whose TIMESTAMP(7-9) leaves are INT96.
 pub(crate) struct Int96FileWriter {
-    file: SerializedFileWriter<Vec<u8>>,
+    file: SerializedFileWriter<Chunks>,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     descr: Arc<SchemaDescriptor>,
@@ -269,8 +270,9 @@ impl Int96FileWriter {
             .with_properties(props.clone())
             .with_skip_arrow_metadata(true)
             .with_parquet_schema(descr.as_ref().clone());
-        let (file, factory) = ArrowWriter::try_new_with_options(Vec::new(), schema.clone(), opts)?
-            .into_serialized_writer()?;
+        let (file, factory) =
+            ArrowWriter::try_new_with_options(Chunks::default(), schema.clone(), opts)?
+                .into_serialized_writer()?;
         Ok(Int96FileWriter {
             file,
             factory,
@@ -388,12 +390,12 @@ impl Int96FileWriter {
     }
 
     /// The file's bytes written since the last call (flushed row groups), taken out.
-    pub(crate) fn take_written(&mut self) -> Vec<u8> {
-        std::mem::take(self.file.inner_mut())
+    pub(crate) fn take_written(&mut self) -> Vec<Bytes> {
+        self.file.inner_mut().take()
     }
 
     /// Closes the file and returns its bytes not taken yet.
-    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn finish(mut self) -> Result<Chunks> {
         self.flush()?;
         Ok(self.file.into_inner()?)
     }

@@ -26,6 +26,8 @@ use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
+
+use super::chunks::Chunks;
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
 use crate::{Error, Result};
@@ -134,7 +136,7 @@ impl PageStore for Keeping {
 
 /// An in-memory Parquet file whose `value` column is a copy of its `key` column's chunk.
 pub(super) struct TwinWriter {
-    file: SerializedFileWriter<Vec<u8>>,
+    file: SerializedFileWriter<Chunks>,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     twins: Twins,
@@ -172,7 +174,7 @@ impl TwinWriter {
         let options = options
             .with_parquet_schema(parquet)
             .with_page_store_factory(factory);
-        let writer = ArrowWriter::try_new_with_options(Vec::new(), schema.clone(), options)?;
+        let writer = ArrowWriter::try_new_with_options(Chunks::default(), schema.clone(), options)?;
         let (file, factory) = writer.into_serialized_writer()?;
         Ok(Some(TwinWriter {
             max_rows: props.max_row_group_row_count(),
@@ -295,12 +297,12 @@ impl TwinWriter {
     }
 
     /// The file's bytes written since the last call (flushed row groups), taken out.
-    pub(super) fn take_written(&mut self) -> Vec<u8> {
-        std::mem::take(self.file.inner_mut())
+    pub(super) fn take_written(&mut self) -> Vec<Bytes> {
+        self.file.inner_mut().take()
     }
 
     /// Closes the file and returns its bytes not taken yet.
-    pub(super) fn finish(mut self) -> Result<Vec<u8>> {
+    pub(super) fn finish(mut self) -> Result<Chunks> {
         self.flush()?;
         Ok(self.file.into_inner()?)
     }
@@ -439,7 +441,10 @@ mod tests {
             let want = (arrow.bytes_written() + arrow.in_progress_size()) as u64;
             assert_eq!(twin.estimated_size(), want);
         }
-        (twin.finish().unwrap(), arrow.into_inner().unwrap())
+        (
+            twin.finish().unwrap().into_vec(),
+            arrow.into_inner().unwrap(),
+        )
     }
 
     /// Several pages and row groups (batches split across them), integer and string keys:

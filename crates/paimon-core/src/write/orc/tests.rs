@@ -74,7 +74,7 @@ fn footer_types(fields: &[DataField]) -> Vec<proto::Type> {
     let mut options = TableOptions::default();
     options.file_compression = "zstd".into();
     let w = OrcWriter::new(schema, fields, &options, 1 << 20).unwrap();
-    let file = w.finish().unwrap();
+    let file = w.finish().unwrap().into_vec();
     let footer = orc_footer_bytes(&file, "test.orc").unwrap();
     proto::Footer::decode(footer.as_slice()).unwrap().types
 }
@@ -167,7 +167,7 @@ fn char_and_varchar_columns_are_padded_and_cut_as_orc_java_writes_them() {
     options.file_compression = "none".into();
     let mut w = OrcWriter::new(schema, &fields, &options, 1 << 20).unwrap();
     w.write(&batch).unwrap();
-    let file = w.finish().unwrap();
+    let file = w.finish().unwrap().into_vec();
     // Uncompressed: the DATA streams hold the values as written.
     let text = String::from_utf8_lossy(&file);
     assert!(text.contains("a  abcé  "), "{text:?}");

@@ -121,7 +121,7 @@ fn file_round_trip_in_several_row_groups() {
     w.write(&batch(0..5)).unwrap();
     assert!(w.estimated_size() > 0);
     w.write(&batch(5..10)).unwrap();
-    let bytes = bytes::Bytes::from(w.finish().unwrap());
+    let bytes = bytes::Bytes::from(w.finish().unwrap().into_vec());
 
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
     let meta = reader.metadata().clone();
@@ -190,7 +190,7 @@ mod nested {
         for (offset, len) in slices {
             w.write(&batch.slice(*offset, *len)).unwrap();
         }
-        Bytes::from(w.finish().unwrap())
+        Bytes::from(w.finish().unwrap().into_vec())
     }
 
     /// The values (as nanoseconds) and levels of every INT96 leaf of row group `rg`.
