@@ -10,6 +10,7 @@
 //! and keeps all other index files (deletion vectors).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use futures::TryStreamExt;
 
@@ -86,6 +87,7 @@ impl PayloadBuilder {
             limits: SortLimits {
                 budget: usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX),
                 fan_in: options.write_buffer.max_num_file_handles,
+                spill_dir: None,
             },
         })
     }
@@ -98,9 +100,15 @@ impl PayloadBuilder {
         self
     }
 
+    /// Spills its sorts under `dir` (the system temp dir when `None`).
+    pub(crate) fn with_spill_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.limits.spill_dir = dir;
+        self
+    }
+
     /// How a build sorts its values.
-    pub(crate) fn limits(&self) -> SortLimits {
-        self.limits
+    pub(crate) fn limits(&self) -> &SortLimits {
+        &self.limits
     }
 
     /// The indexed field.

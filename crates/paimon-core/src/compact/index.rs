@@ -100,6 +100,7 @@ impl IndexChanges {
         table: &Table,
         snapshot_id: Option<i64>,
         buckets_at_once: usize,
+        spill_dir: Option<&std::path::Path>,
     ) -> Result<Self> {
         let previous = match snapshot_id {
             Some(id) => previous_index(table, id).await?,
@@ -114,7 +115,11 @@ impl IndexChanges {
             usize::try_from(options.write_buffer_size.bytes()).unwrap_or(usize::MAX) / sorts;
         let builders = columns
             .iter()
-            .map(|c| Ok(PayloadBuilder::new(table, c)?.with_budget(budget)))
+            .map(|c| {
+                Ok(PayloadBuilder::new(table, c)?
+                    .with_budget(budget)
+                    .with_spill_dir(spill_dir.map(Into::into)))
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(IndexChanges {
             previous,
@@ -146,7 +151,7 @@ impl IndexChanges {
             limits: self
                 .builders
                 .first()
-                .map_or_else(SortLimits::default, PayloadBuilder::limits),
+                .map_or_else(SortLimits::default, |b| b.limits().clone()),
             rows_hint,
         }
     }

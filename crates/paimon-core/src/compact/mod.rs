@@ -45,6 +45,7 @@ mod vectors;
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::catalog::Table;
@@ -77,6 +78,7 @@ pub struct CompactBuilder {
     full: bool,
     commit_user: Option<String>,
     parallelism: Option<NonZeroUsize>,
+    spill_dir: Option<PathBuf>,
 }
 
 /// What one bucket's compaction did.
@@ -116,6 +118,7 @@ impl CompactBuilder {
             full: false,
             commit_user: None,
             parallelism: None,
+            spill_dir: None,
         }
     }
 
@@ -160,6 +163,14 @@ impl CompactBuilder {
         self
     }
 
+    /// Local directory under which the `pk-btree` payload builds spill sorted runs when a
+    /// level's values exceed their share of `write-buffer-size` (default: the system temp
+    /// dir). Each build uses a private directory inside it, removed when the build ends.
+    pub fn with_spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.spill_dir = Some(dir.into());
+        self
+    }
+
     /// Compacts the selected buckets of the latest snapshot and commits one `COMPACT`
     /// snapshot. A concurrent change to a compacted bucket fails the commit with a conflict.
     pub async fn execute(self) -> Result<CompactReport> {
@@ -187,7 +198,15 @@ impl CompactBuilder {
             NonZeroUsize::get,
         );
         let index = match kv.is_some() || self.table.options().deletion_vectors_enabled {
-            true => Some(IndexChanges::new(&self.table, snapshot_id, parallelism).await?),
+            true => Some(
+                IndexChanges::new(
+                    &self.table,
+                    snapshot_id,
+                    parallelism,
+                    self.spill_dir.as_deref(),
+                )
+                .await?,
+            ),
             false => None,
         };
         let cx = Arc::new(BucketCx {

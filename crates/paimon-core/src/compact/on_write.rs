@@ -13,6 +13,7 @@
 //! new files are considered (Java triggers every bucket writer it holds).
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::index::IndexChanges;
@@ -31,9 +32,20 @@ use crate::{Error, Result};
 #[derive(Debug, Default)]
 pub(crate) struct CompactOnWrite {
     pickers: HashMap<(Vec<u8>, i32), Picker>,
+    /// Where `pk-btree` payload builds spill (the writer's spill directory).
+    spill_dir: Option<PathBuf>,
 }
 
 impl CompactOnWrite {
+    /// Compaction state of a writer spilling under `spill_dir` (the system temp dir when
+    /// `None`).
+    pub(crate) fn new(spill_dir: Option<PathBuf>) -> Self {
+        CompactOnWrite {
+            pickers: HashMap::new(),
+            spill_dir,
+        }
+    }
+
     /// Compacts the buckets of `messages` that have new files, adding each compaction's
     /// increment to its message, up to `parallelism` buckets at once. `dirs` are the bucket
     /// directories by (partition, bucket). On an error the first one (in message order) is
@@ -51,7 +63,8 @@ impl CompactOnWrite {
         }
         let source = source_table(table)?;
         let (snapshot_id, buckets) = CompactBuilder::new(source.clone()).buckets(&source).await?;
-        let index = IndexChanges::new(table, snapshot_id, parallelism).await?;
+        let index =
+            IndexChanges::new(table, snapshot_id, parallelism, self.spill_dir.as_deref()).await?;
         let mut live: HashMap<(Vec<u8>, i32), DataSplit> = buckets
             .into_iter()
             .map(|(s, _)| ((s.partition.clone(), s.bucket), s))

@@ -159,21 +159,23 @@ impl SortEntry for KeyEntry {
     }
 }
 
-/// How a group's sorter is made: the bytes of values it holds in memory, and the spilled runs
-/// it merges at once (`local-sort.max-num-file-handles`).
-#[derive(Debug, Clone, Copy, Default)]
+/// How a group's sorter is made: the bytes of values it holds in memory, the spilled runs
+/// it merges at once (`local-sort.max-num-file-handles`) and where it spills.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct SortLimits {
     /// Bytes of values sorted in memory before a spill.
     pub(crate) budget: usize,
     /// Spilled runs merged at once.
     pub(crate) fan_in: usize,
+    /// The directory spilled runs go under (the system temp dir when `None`).
+    pub(crate) spill_dir: Option<PathBuf>,
 }
 
 impl SortLimits {
     /// The sorter in `slot`, made on first use for values of `data_type` with room for about
     /// `rows` of them reserved (within the budget).
     pub(crate) fn sorter_in<'a>(
-        self,
+        &self,
         slot: &'a mut Option<PayloadSorter>,
         data_type: &ArrowType,
         rows: u64,
@@ -181,8 +183,8 @@ impl SortLimits {
         Ok(match slot {
             Some(s) => s,
             None => {
-                let mut s =
-                    PayloadSorter::new(data_type, self.budget, None)?.with_fan_in(self.fan_in);
+                let mut s = PayloadSorter::new(data_type, self.budget, self.spill_dir.clone())?
+                    .with_fan_in(self.fan_in);
                 s.reserve(rows);
                 slot.insert(s)
             }

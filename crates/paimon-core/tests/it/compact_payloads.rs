@@ -176,6 +176,48 @@ async fn payloads_sorted_with_spills_equal_the_builders() {
 }
 
 #[tokio::test]
+async fn payload_sorts_spill_under_the_given_dir() {
+    let t = table("compact_payloads_spill_dir").await;
+    write(&t, 0..1500, 0, false).await;
+    let before = read(&t, true).await;
+    let small: std::collections::HashMap<String, String> =
+        [("write-buffer-size".to_string(), "16 kb".to_string())].into();
+    let t = t.with_options(&small).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    // A file where the directory should be: the first spill fails, naming it, and nothing is
+    // committed.
+    let not_a_dir = scratch.path().join("not-a-dir");
+    std::fs::write(&not_a_dir, b"x").unwrap();
+    let err = t
+        .compact()
+        .full(true)
+        .with_spill_dir(&not_a_dir)
+        .execute()
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(not_a_dir.to_str().unwrap()),
+        "{err}"
+    );
+    assert_eq!(read(&t, true).await, before);
+    let dir = scratch.path().join("spills");
+    std::fs::create_dir(&dir).unwrap();
+    let report = t
+        .compact()
+        .full(true)
+        .with_spill_dir(&dir)
+        .execute()
+        .await
+        .unwrap();
+    assert!(report.index_sort_spills >= 1, "{report:?}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "scratch dirs left: {left:?}");
+    let t = Table::open(t.location()).await.unwrap();
+    assert_eq!(read(&t, true).await, before);
+    let _ = std::fs::remove_dir_all(t.location());
+}
+
+#[tokio::test]
 async fn lookup_compaction_payloads_equal_the_builders() {
     let t = table("compact_payloads_lookup").await;
     write(&t, 0..1500, 0, true).await;
