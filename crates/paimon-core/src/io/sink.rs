@@ -39,10 +39,17 @@ struct Upload {
 }
 
 impl Upload {
-    /// Starts uploading `part`, then waits until at most `in_flight` parts are.
+    /// Starts uploading `part`, then waits until at most `in_flight` parts are (outside a
+    /// Tokio runtime, parts are uploaded one at a time).
     async fn put(&mut self, part: PutPayload, in_flight: usize) -> object_store::Result<()> {
-        self.parts.spawn(self.upload.put_part(part));
-        self.wait(in_flight).await
+        let upload = self.upload.put_part(part);
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                self.parts.spawn_on(upload, &runtime);
+                self.wait(in_flight).await
+            }
+            Err(_) => upload.await,
+        }
     }
 
     /// Waits until at most `in_flight` parts are uploading; the first failed part's error.
@@ -226,6 +233,22 @@ mod tests {
             sink.finish().await.unwrap();
             assert_eq!(io.read(&location).await.unwrap().as_ref(), want.as_slice());
         }
+    }
+
+    #[test]
+    fn large_files_are_written_outside_a_runtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let io = FileIO::new(Default::default());
+        let location = format!("{}/plain", dir.path().display());
+        let want: Vec<u8> = (0..20 << 20).map(|i: u32| (i % 251) as u8).collect();
+        futures::executor::block_on(async {
+            let mut sink = io.sink(&location).unwrap();
+            for part in want.chunks(3 << 20) {
+                sink.write(part.to_vec()).await.unwrap();
+            }
+            sink.finish().await.unwrap();
+        });
+        assert_eq!(std::fs::read(&location).unwrap(), want);
     }
 
     #[tokio::test]
