@@ -9,9 +9,9 @@
 //! STRING-keyed maps as arrays of `{key, value}` records (the same bytes as an Avro map, whose
 //! apache-avro value is an unordered `HashMap`) under a header declaring Java's schema.
 //!
-//! The batches of a file are kept (Arrow buffers are shared, not copied) and encoded when the
-//! file closes; the rolling size is their Arrow memory size, so Avro files come out smaller than
-//! `target-file-size`. Values go through `apache_avro::types::Value`, one per cell.
+//! Each written batch is encoded as it comes, its rows flushed as blocks (so a writer holds one
+//! batch's block, and the file streams out as it grows); the rolling size is the bytes written,
+//! as Java's. Values go through `apache_avro::types::Value`, one per cell.
 
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema as AvroSchema, Writer};
@@ -19,6 +19,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use serde_json::{json, Value as Json};
 
+use std::io::Write;
+
+use super::chunks::Chunks;
 use super::datum::datum_at;
 use crate::spec::binary_row::writer::decimal_to_be_bytes;
 use crate::spec::datum::Datum;
@@ -253,62 +256,98 @@ fn atomic_cell(d: Option<Datum>, t: &DataType) -> Result<Value> {
     })
 }
 
-/// An Avro file being collected.
+/// An Avro file being written: the header, then each written batch's rows as blocks.
 pub(crate) struct AvroWriter {
     fields: Vec<DataField>,
     codec: Codec,
-    batches: Vec<RecordBatch>,
-    size: u64,
+    marker: [u8; 16],
+    /// The schema the blocks are encoded with ([`encoding_schema`]).
+    schema: AvroSchema,
+    /// The file's bytes not taken yet.
+    out: Chunks,
+    /// Bytes written so far, taken ones included.
+    written: u64,
 }
 
 impl AvroWriter {
     /// A new file of `fields`.
     pub(crate) fn new(fields: Vec<DataField>, options: &TableOptions) -> Result<Self> {
-        Ok(AvroWriter {
-            fields,
-            codec: codec(options)?,
-            batches: Vec::new(),
-            size: 0,
-        })
-    }
-
-    /// Keeps a batch for the file.
-    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        self.size += batch.get_array_memory_size() as u64;
-        self.batches.push(batch.clone());
-        Ok(())
-    }
-
-    /// The Arrow memory of the kept batches.
-    pub(crate) fn estimated_size(&self) -> u64 {
-        self.size
-    }
-
-    /// Encodes the file and returns its bytes: the header declares [`avro_schema`] (Java's), the
-    /// blocks are encoded with [`encoding_schema`] (the same bytes, map entries in order).
-    pub(crate) fn finish(self) -> Result<Vec<u8>> {
+        let codec = codec(options)?;
         let marker = *uuid::Uuid::new_v4().as_bytes();
-        let declared = avro_schema(&self.fields)?;
+        let declared = avro_schema(&fields)?;
         let mut header = Writer::builder()
             .schema(&declared)
             .writer(Vec::new())
-            .codec(self.codec)
+            .codec(codec)
             .marker(marker)
             .build();
         header.flush()?;
-        let schema = encoding_schema(&self.fields)?;
+        let header = header.into_inner()?;
+        let mut out = Chunks::default();
+        out.write_all(&header)?;
+        Ok(AvroWriter {
+            schema: encoding_schema(&fields)?,
+            fields,
+            codec,
+            marker,
+            out,
+            written: header.len() as u64,
+        })
+    }
+
+    /// Encodes a batch's rows as blocks.
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut counted = Counted {
+            out: &mut self.out,
+            n: 0,
+        };
         let mut writer =
-            Writer::append_to_with_codec(&schema, header.into_inner()?, self.codec, marker);
-        for batch in &self.batches {
-            for row in 0..batch.num_rows() {
-                let mut record = Vec::with_capacity(self.fields.len());
-                for (f, c) in self.fields.iter().zip(batch.columns()) {
-                    record.push((f.name.clone(), cell(c.as_ref(), row, &f.data_type)?));
-                }
-                writer.append_value_ref(&Value::Record(record))?;
+            Writer::append_to_with_codec(&self.schema, &mut counted, self.codec, self.marker);
+        for row in 0..batch.num_rows() {
+            let mut record = Vec::with_capacity(self.fields.len());
+            for (f, c) in self.fields.iter().zip(batch.columns()) {
+                record.push((f.name.clone(), cell(c.as_ref(), row, &f.data_type)?));
             }
+            writer.append_value_ref(&Value::Record(record))?;
         }
-        Ok(writer.into_inner()?)
+        writer.flush()?;
+        drop(writer);
+        self.written += counted.n;
+        Ok(())
+    }
+
+    /// Bytes written so far (Java rolls Avro files on the bytes written too).
+    pub(crate) fn estimated_size(&self) -> u64 {
+        self.written
+    }
+
+    /// The file's bytes written and not taken yet, taken out.
+    pub(crate) fn take_written(&mut self) -> Vec<bytes::Bytes> {
+        self.out.take()
+    }
+
+    /// Closes the file and returns its bytes not taken by [`Self::take_written`]: the header
+    /// declares [`avro_schema`] (Java's), the blocks are encoded with [`encoding_schema`] (the
+    /// same bytes, map entries in order).
+    pub(crate) fn finish(self) -> Result<Chunks> {
+        Ok(self.out)
+    }
+}
+
+/// A `Write` counting the bytes it passes on.
+struct Counted<'a> {
+    out: &'a mut Chunks,
+    n: u64,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(data)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -362,7 +401,7 @@ mod tests {
         let options = TableOptions::from_map(&none).unwrap();
         let mut w = AvroWriter::new(fields(), &options).unwrap();
         w.write(&batch).unwrap();
-        w.finish().unwrap()
+        w.finish().unwrap().into_vec()
     }
 
     #[test]

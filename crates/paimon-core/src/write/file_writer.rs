@@ -7,7 +7,7 @@
 //! counter that continues across flushes (Java `DataFilePathFactory`), created lazily on the
 //! first row (never empty) and rolled when the file reaches `target-file-size`, checked every
 //! [`ROLL_CHECK_ROWS`] rows as Java does. A file's bytes go out as its format completes them
-//! (Parquet row groups, ORC stripes; Avro at close) through a `FileSink`: one write when the
+//! (Parquet row groups, ORC stripes, Avro blocks) through a `FileSink`: one write when the
 //! file is small, else a multipart upload, so a writer holds a row group, not a file, and
 //! nothing is visible before the file is closed. Closing a file finishes it and builds
 //! its [`DataFileMeta`] (Java `DataFileMeta#forAppend` / `KeyValueDataFileWriter#result`).
@@ -114,12 +114,12 @@ impl FormatWriter {
             FormatWriter::Avro(w) => w.estimated_size(),
         }
     }
-    /// The file's bytes complete so far and not taken yet (Avro files are encoded at close).
+    /// The file's bytes complete so far and not taken yet.
     fn take_written(&mut self) -> Vec<Bytes> {
         match self {
             FormatWriter::Parquet(w) => w.take_written(),
             FormatWriter::Orc(w) => w.take_written(),
-            FormatWriter::Avro(_) => Vec::new(),
+            FormatWriter::Avro(w) => w.take_written(),
         }
     }
     /// Closes the file; returns its bytes not taken yet.
@@ -127,7 +127,7 @@ impl FormatWriter {
         Ok(match self {
             FormatWriter::Parquet(w) => w.finish()?.take(),
             FormatWriter::Orc(w) => w.finish()?.take(),
-            FormatWriter::Avro(w) => vec![Bytes::from(w.finish()?)],
+            FormatWriter::Avro(w) => w.finish()?.take(),
         })
     }
 }

@@ -66,7 +66,7 @@ async fn write_rows(t: &Table) -> paimon_core::Result<Vec<paimon_core::commit::C
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_files_are_uploaded_in_parts_and_read_back_whole() {
-    for format in ["parquet", "orc"] {
+    for format in ["parquet", "orc", "avro"] {
         let store = FailingStore::local();
         let t = table(&format!("stream_{format}"), format, &store).await;
         let messages = write_rows(&t).await.unwrap();
