@@ -15,18 +15,25 @@
 //!   in a VM). The same unwinder is linked here from `libgcc_eh.a` (as `-static-libgcc`
 //!   does for C programs), so `libgcc_s` is not loaded (`--as-needed`): 0.13 ms less per
 //!   process on the 2-core VM (a Rust hello-world, 1.02 → 0.89 ms). Panics unwind as before.
-//!   When the compiler cannot name the archive, the binary links `libgcc_s` as usual.
+//!   When the compiler cannot name the archive (or when cross-compiling), the binary links
+//!   `libgcc_s` as usual.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=CC");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os == "linux" && env == "gnu" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
         if let Some(dir) = static_unwinder_dir() {
+            // A GCC upgrade moves the archive: look again.
+            println!(
+                "cargo:rerun-if-changed={}",
+                dir.join("libgcc_eh.a").display()
+            );
             println!("cargo:rustc-link-search=native={}", dir.display());
             // Whole archive: the unwinder's symbols are defined before the standard
             // library's `-lgcc_s`, which `--as-needed` then leaves out.
@@ -35,8 +42,12 @@ fn main() {
     }
 }
 
-/// The directory of the C compiler's `libgcc_eh.a`, when it has one.
+/// The directory of the C compiler's `libgcc_eh.a`, when it has one; `None` when cross-
+/// compiling (the host's compiler would name the host's archive).
 fn static_unwinder_dir() -> Option<PathBuf> {
+    if std::env::var("HOST").ok() != std::env::var("TARGET").ok() {
+        return None;
+    }
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let out = Command::new(cc)
         .arg("-print-file-name=libgcc_eh.a")

@@ -25,7 +25,7 @@ use std::ptr::{read_unaligned as load, write_unaligned as store};
 /// `s` readable and `d` writable for `n <= 64` bytes.
 #[inline(always)]
 unsafe fn copy_small(d: *mut u8, s: *const u8, n: usize) {
-    // SAFETY (every branch): offsets stay in `[0, n)` and the accesses are unaligned ones.
+    // SAFETY: (every branch) offsets stay in `[0, n)` and the accesses are unaligned ones.
     unsafe {
         if n >= 32 {
             let (a, b) = (load(s as *const u128), load(s.add(16) as *const u128));
@@ -120,7 +120,7 @@ pub(crate) unsafe fn fill(d: *mut u8, c: i32, n: usize) -> *mut u8 {
     let b = c as u8;
     let w = u64::from(b) * 0x0101_0101_0101_0101;
     let q = (u128::from(w) << 64) | u128::from(w);
-    // SAFETY (every branch): offsets stay in `[0, n)`; `rep stosb` stores `al` `rcx` times
+    // SAFETY: (every branch) offsets stay in `[0, n)`; `rep stosb` stores `al` `rcx` times
     // up from `[rdi]`, the direction flag clear at function boundaries.
     unsafe {
         if n > 64 {
@@ -170,7 +170,7 @@ fn order(a: u64, b: u64) -> i32 {
 /// # Safety
 /// `a` and `b` readable for `n` bytes.
 pub(crate) unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
-    // SAFETY (every load): offsets stay in `[0, n)`. Words are compared as big-endian
+    // SAFETY: (every load) offsets stay in `[0, n)`. Words are compared as big-endian
     // numbers, whose order is that of their first differing byte; an overlapping last word
     // re-reads bytes already found equal, so its first difference is still the first one.
     unsafe {
@@ -217,33 +217,38 @@ pub(crate) unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
 /// The C names, exported by the musl build only (the glibc build keeps glibc's).
 #[cfg(all(target_env = "musl", target_arch = "x86_64"))]
 mod exported {
-    /// SAFETY: C's `memcpy` contract is [`super::copy`]'s.
+    /// C's `memcpy`, whose contract is [`super::copy`]'s.
     #[no_mangle]
     unsafe extern "C" fn memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8 {
+        // SAFETY: the caller keeps C's contract, which is `copy`'s (see the doc above).
         unsafe { super::copy(d, s, n) }
     }
 
-    /// SAFETY: C's `memmove` contract is [`super::move_bytes`]'.
+    /// C's `memmove`, whose contract is [`super::move_bytes`]'s.
     #[no_mangle]
     unsafe extern "C" fn memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8 {
+        // SAFETY: the caller keeps C's contract, which is `move_bytes`'s (see the doc above).
         unsafe { super::move_bytes(d, s, n) }
     }
 
-    /// SAFETY: C's `memset` contract is [`super::fill`]'s.
+    /// C's `memset`, whose contract is [`super::fill`]'s.
     #[no_mangle]
     unsafe extern "C" fn memset(d: *mut u8, c: i32, n: usize) -> *mut u8 {
+        // SAFETY: the caller keeps C's contract, which is `fill`'s (see the doc above).
         unsafe { super::fill(d, c, n) }
     }
 
-    /// SAFETY: C's `memcmp` contract is [`super::compare`]'s.
+    /// C's `memcmp`, whose contract is [`super::compare`]'s.
     #[no_mangle]
     unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+        // SAFETY: the caller keeps C's contract, which is `compare`'s (see the doc above).
         unsafe { super::compare(a, b, n) }
     }
 
-    /// SAFETY: C's `bcmp` (0 when equal) is a weaker `memcmp`.
+    /// C's `bcmp` (0 when equal): a weaker `memcmp`.
     #[no_mangle]
     unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+        // SAFETY: the caller keeps C's contract, which is `compare`'s (see the doc above).
         unsafe { super::compare(a, b, n) }
     }
 }

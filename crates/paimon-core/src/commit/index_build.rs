@@ -177,6 +177,7 @@ impl PayloadBuilder {
     /// order (files as given, rows in file order); a file read short or long is an error.
     async fn read_group(&self, split: &DataSplit, files: &[DataFileMeta]) -> Result<PayloadSorter> {
         let mut sorter: Option<PayloadSorter> = None;
+        let rows_hint = files.iter().map(|f| f.row_count.max(0) as u64).sum();
         for f in files {
             let one = DataSplit {
                 files: vec![f.clone()],
@@ -190,7 +191,6 @@ impl PayloadBuilder {
             while let Some(batch) = stream.try_next().await? {
                 rows += batch.num_rows() as i64;
                 let column = batch.column(0);
-                let rows_hint = files.iter().map(|f| f.row_count.max(0) as u64).sum();
                 self.limits
                     .sorter_in(&mut sorter, column.data_type(), rows_hint)?
                     .push(column.as_ref())?;

@@ -155,8 +155,9 @@ impl CompactBuilder {
     /// hands batches between the runtime's decode tasks and its own thread (merge, encode,
     /// payloads) and waits on its file reads and writes; with one bucket per core the cores
     /// sat idle for about a tenth of a full compaction, which a second bucket per core fills.
-    /// Each bucket holds its open output file (up to `target-file-size`) and the batches
-    /// decoded ahead, so memory grows with this number.
+    /// Each bucket holds an output row group, an input row group per sorted run and the
+    /// batches decoded ahead, so memory grows with this number (the `pk-btree` payload sorts
+    /// share `write-buffer-size` whatever it is).
     #[must_use]
     pub fn with_parallelism(mut self, n: NonZeroUsize) -> Self {
         self.parallelism = Some(n);
@@ -218,7 +219,7 @@ impl CompactBuilder {
         });
         let mut report = CompactReport::default();
         let mut messages = Vec::new();
-        let index = cx.clone();
+        let kept_cx = cx.clone();
         for (bucket, message) in parallel::run(cx, buckets, parallelism)
             .await?
             .into_iter()
@@ -227,7 +228,7 @@ impl CompactBuilder {
             report.buckets.push(bucket);
             messages.push(message);
         }
-        report.index_sort_spills = index.index.as_ref().map_or(0, IndexChanges::sort_spills);
+        report.index_sort_spills = kept_cx.index.as_ref().map_or(0, IndexChanges::sort_spills);
         if messages.is_empty() {
             return Ok(report);
         }

@@ -29,7 +29,7 @@ use crate::{Error, Result};
 
 /// Compaction state kept by a writer across commits (Java's per-bucket strategy state:
 /// the `lookup-compact = GENTLE` counters).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct CompactOnWrite {
     pickers: HashMap<(Vec<u8>, i32), Picker>,
     /// Where `pk-btree` payload builds spill (the writer's spill directory).

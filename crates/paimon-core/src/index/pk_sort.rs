@@ -16,9 +16,10 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::{Error, Result};
+use crate::io::scratch::{path_error, scratch_dir};
+use crate::Result;
 
 /// An entry of an external sort.
 pub(crate) trait SortEntry: Sized {
@@ -41,10 +42,6 @@ const WRITE_BUFFER: usize = 1 << 20;
 
 /// Buffer of each run read back: the merge holds one per run.
 const READ_BUFFER: usize = 128 << 10;
-
-fn io_error(e: impl Into<Error>, path: &Path) -> Error {
-    e.into().with_context("file", path.display().to_string())
-}
 
 /// Entries sorted within a memory budget.
 pub(crate) struct ExternalSort<T> {
@@ -114,11 +111,7 @@ impl<T: SortEntry> ExternalSort<T> {
         let dir = match &self.dir {
             Some(d) => d.path().to_path_buf(),
             None => {
-                let parent = self.parent.clone().unwrap_or_else(std::env::temp_dir);
-                let d = tempfile::Builder::new()
-                    .prefix("paimon-index-sort-")
-                    .tempdir_in(&parent)
-                    .map_err(|e| io_error(e, &parent))?;
+                let d = scratch_dir(self.parent.as_deref(), "paimon-index-sort-")?;
                 let path = d.path().to_path_buf();
                 self.dir = Some(d);
                 path
@@ -147,7 +140,7 @@ impl<T: SortEntry> ExternalSort<T> {
             w.into_inner().map_err(|e| e.into_error())?;
             Ok(())
         })();
-        written.map_err(|e| io_error(e, &path))?;
+        written.map_err(|e| path_error(e, &path))?;
         self.runs.push(path);
         self.spills += 1;
         self.buffer.clear();
@@ -159,16 +152,16 @@ impl<T: SortEntry> ExternalSort<T> {
     fn merge_runs(&mut self) -> Result<()> {
         let mut merged = Sorted::<T>::of_runs(&self.runs, None)?;
         let path = self.next_run()?;
-        let file = File::create(&path).map_err(|e| io_error(e, &path))?;
+        let file = File::create(&path).map_err(|e| path_error(e, &path))?;
         let mut w = BufWriter::with_capacity(WRITE_BUFFER, file);
         while let Some(e) = merged.next_entry()? {
-            e.write(&mut w).map_err(|e| io_error(e, &path))?;
+            e.write(&mut w).map_err(|e| path_error(e, &path))?;
         }
         w.into_inner()
-            .map_err(|e| io_error(e.into_error(), &path))?;
+            .map_err(|e| path_error(e.into_error(), &path))?;
         drop(merged);
         for old in std::mem::replace(&mut self.runs, vec![path]) {
-            std::fs::remove_file(&old).map_err(|e| io_error(e, &old))?;
+            std::fs::remove_file(&old).map_err(|e| path_error(e, &old))?;
         }
         Ok(())
     }
@@ -200,7 +193,7 @@ impl<T: SortEntry> Source<T> {
     fn next(&mut self) -> Result<Option<T>> {
         match self {
             Source::Memory(m) => Ok(m.next()),
-            Source::File(r, path) => T::read(r).map_err(|e| io_error(e, path)),
+            Source::File(r, path) => T::read(r).map_err(|e| path_error(e, path)),
         }
     }
 }
@@ -247,7 +240,7 @@ impl<T: SortEntry> Sorted<T> {
     fn of_runs(runs: &[PathBuf], memory: Option<std::vec::IntoIter<T>>) -> Result<Self> {
         let mut sources = Vec::with_capacity(runs.len() + 1);
         for path in runs {
-            let file = File::open(path).map_err(|e| io_error(e, path))?;
+            let file = File::open(path).map_err(|e| path_error(e, path))?;
             sources.push(Source::File(
                 BufReader::with_capacity(READ_BUFFER, file),
                 path.clone(),

@@ -287,16 +287,21 @@ mod tests {
                 _ => (Some(Key::BigInt((i % 50) as i64)), i),
             })
             .collect();
-        values.sort_by_key(|(k, o)| (k.is_none(), format!("{k:?}").len(), format!("{k:?}"), *o));
+        // Key order: values ascending, nulls last; equal keys by ordinal.
+        values.sort_by_key(|(k, o)| (k.is_none(), *o % 50, *o));
         let built = build(input(&f, &o), values.clone()).unwrap();
         let mut w = PkSortedWriter::new(input(&f, &o)).unwrap();
         let mut streamed = Vec::new();
+        let mut takes = 0;
         for (k, ordinal) in &values {
             w.push(k.as_ref(), *ordinal).unwrap();
             if w.pending() > 100 {
                 streamed.extend(w.take_output());
+                takes += 1;
             }
         }
+        // Given out in parts before the end, not all at `finish`.
+        assert!(takes >= 2, "{takes} parts");
         let (tail, entry) = w.finish().unwrap();
         streamed.extend(tail);
         assert_eq!(streamed, built.bytes);

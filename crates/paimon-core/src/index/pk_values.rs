@@ -16,7 +16,7 @@
 //! ordinal of their arrival, translated by an [`OrdinalMap`] as the sorted values are read.
 
 use std::cmp::Ordering;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 
 use arrow_array::cast::AsArray;
@@ -142,8 +142,16 @@ impl SortEntry for KeyEntry {
             1 => {
                 let mut len = [0u8; 4];
                 input.read_exact(&mut len)?;
-                let mut s = vec![0u8; u32::from_le_bytes(len) as usize];
-                input.read_exact(&mut s)?;
+                let len = u64::from(u32::from_le_bytes(len));
+                // Read as far as the run goes: a corrupt length is an error, not an allocation.
+                let mut s = Vec::new();
+                input.take(len).read_to_end(&mut s)?;
+                if s.len() as u64 != len {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "corrupt sort run: string entry cut short",
+                    ));
+                }
                 Key::String(s)
             }
             t => {
@@ -194,7 +202,8 @@ impl SortLimits {
 
 enum Sort {
     Packed(Packed, ExternalSort<u128>),
-    Keys(ExternalSort<KeyEntry>),
+    /// Values of this type as keys.
+    Keys(ArrowType, ExternalSort<KeyEntry>),
 }
 
 /// Collects a group's values and sorts them for its payload (see the [module docs](self)).
@@ -218,7 +227,7 @@ impl PayloadSorter {
         let sort = match (Packed::of(data_type), data_type) {
             (Some(p), _) => Sort::Packed(p, ExternalSort::new(budget, spill_dir)),
             (None, ArrowType::Decimal128(_, _) | ArrowType::Utf8 | ArrowType::LargeUtf8) => {
-                Sort::Keys(ExternalSort::new(budget, spill_dir))
+                Sort::Keys(data_type.clone(), ExternalSort::new(budget, spill_dir))
             }
             (None, other) => {
                 return Err(Error::unsupported(format!(
@@ -238,7 +247,7 @@ impl PayloadSorter {
     pub(crate) fn with_fan_in(mut self, n: usize) -> Self {
         self.sort = match self.sort {
             Sort::Packed(p, s) => Sort::Packed(p, s.with_fan_in(n)),
-            Sort::Keys(s) => Sort::Keys(s.with_fan_in(n)),
+            Sort::Keys(t, s) => Sort::Keys(t, s.with_fan_in(n)),
         };
         self
     }
@@ -249,7 +258,7 @@ impl PayloadSorter {
         let rows = usize::try_from(rows).unwrap_or(usize::MAX);
         match &mut self.sort {
             Sort::Packed(_, s) => s.reserve(rows),
-            Sort::Keys(s) => s.reserve(rows),
+            Sort::Keys(_, s) => s.reserve(rows),
         }
     }
 
@@ -262,7 +271,7 @@ impl PayloadSorter {
     pub(crate) fn spilled_runs(&self) -> usize {
         match &self.sort {
             Sort::Packed(_, s) => s.spilled_runs(),
-            Sort::Keys(s) => s.spilled_runs(),
+            Sort::Keys(_, s) => s.spilled_runs(),
         }
     }
 
@@ -277,7 +286,12 @@ impl PayloadSorter {
                 }
                 pack_column(column, first, sort, &mut self.nulls)?;
             }
-            Sort::Keys(sort) => push_keys(column, first, sort, &mut self.nulls)?,
+            Sort::Keys(t, sort) => {
+                if column.data_type() != t {
+                    return Err(type_changed(column));
+                }
+                push_keys(column, first, sort, &mut self.nulls)?
+            }
         }
         self.rows += column.len() as u64;
         Ok(())
@@ -288,7 +302,7 @@ impl PayloadSorter {
     pub(crate) fn finish(self, map: Option<OrdinalMap>) -> Result<PayloadValues> {
         let sorted = match self.sort {
             Sort::Packed(p, s) => Values::Packed(p, s.finish()?),
-            Sort::Keys(s) => Values::Keys(s.finish()?),
+            Sort::Keys(_, s) => Values::Keys(s.finish()?),
         };
         let (map, nulls) = match map.filter(|m| !m.is_identity()) {
             Some(m) => {

@@ -10,6 +10,7 @@
 
 mod file_io;
 mod local;
+pub(crate) mod scratch;
 mod sink;
 mod storage;
 

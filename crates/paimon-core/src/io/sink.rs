@@ -29,6 +29,8 @@ pub struct FileSink {
     /// Bytes not uploaded yet, in order.
     pending: VecDeque<Bytes>,
     pending_len: usize,
+    /// Bytes written so far.
+    len: u64,
     upload: Option<Upload>,
 }
 
@@ -39,16 +41,16 @@ struct Upload {
 }
 
 impl Upload {
-    /// Starts uploading `part`, then waits until at most `in_flight` parts are (outside a
+    /// Starts uploading `part` once fewer than `in_flight` parts are uploading (outside a
     /// Tokio runtime, parts are uploaded one at a time).
     async fn put(&mut self, part: PutPayload, in_flight: usize) -> object_store::Result<()> {
-        let upload = self.upload.put_part(part);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                self.parts.spawn_on(upload, &runtime);
-                self.wait(in_flight).await
+                self.wait(in_flight.saturating_sub(1)).await?;
+                self.parts.spawn_on(self.upload.put_part(part), &runtime);
+                Ok(())
             }
-            Err(_) => upload.await,
+            Err(_) => self.upload.put_part(part).await,
         }
     }
 
@@ -95,6 +97,7 @@ impl FileIO {
             location: location.to_string(),
             pending: VecDeque::new(),
             pending_len: 0,
+            len: 0,
             upload: None,
         })
     }
@@ -115,6 +118,7 @@ impl FileSink {
             return Ok(());
         }
         self.pending_len += bytes.len();
+        self.len += bytes.len() as u64;
         self.pending.push_back(bytes);
         while self.pending_len >= Self::PART {
             let part = self.take_part(Self::PART);
@@ -123,6 +127,16 @@ impl FileSink {
             }
         }
         Ok(())
+    }
+
+    /// Bytes written so far: the file's size once finished.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing was written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// The first `len` pending bytes (zero-copy slices of the written buffers).
@@ -176,27 +190,24 @@ impl FileSink {
                 .map_err(|e| with_file(e, &self.location))?;
             return Ok(());
         }
-        let last = match self.pending_len {
-            0 => Ok(()),
-            n => {
-                let part = self.take_part(n);
-                self.put(part).await
-            }
-        };
-        let done = match last {
-            Ok(()) => match &mut self.upload {
-                Some(u) => match u.wait(0).await {
-                    Ok(()) => u.upload.complete().await.map(|_| ()),
-                    Err(e) => Err(e),
-                },
-                None => Ok(()),
-            },
-            Err(e) => Err(e),
-        };
-        match done {
+        match self.complete_upload().await {
             Ok(()) => Ok(()),
             Err(e) => Err(self.give_up(e).await),
         }
+    }
+
+    /// Uploads what is pending as the last part, waits for every part and completes the
+    /// started upload.
+    async fn complete_upload(&mut self) -> object_store::Result<()> {
+        if self.pending_len > 0 {
+            let part = self.take_part(self.pending_len);
+            self.put(part).await?;
+        }
+        if let Some(u) = &mut self.upload {
+            u.wait(0).await?;
+            u.upload.complete().await?;
+        }
+        Ok(())
     }
 
     /// Gives up the file: a started upload is aborted (its parts removed where the store

@@ -19,8 +19,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use serde_json::{json, Value as Json};
 
-use std::io::Write;
-
 use super::chunks::Chunks;
 use super::datum::datum_at;
 use crate::spec::binary_row::writer::decimal_to_be_bytes;
@@ -256,7 +254,9 @@ fn atomic_cell(d: Option<Datum>, t: &DataType) -> Result<Value> {
     })
 }
 
-/// An Avro file being written: the header, then each written batch's rows as blocks.
+/// An Avro file being written: the header, declaring [`avro_schema`] (Java's), then each
+/// written batch's rows as blocks encoded with [`encoding_schema`] (the same bytes, map
+/// entries in order).
 pub(crate) struct AvroWriter {
     fields: Vec<DataField>,
     codec: Codec,
@@ -265,8 +265,6 @@ pub(crate) struct AvroWriter {
     schema: AvroSchema,
     /// The file's bytes not taken yet.
     out: Chunks,
-    /// Bytes written so far, taken ones included.
-    written: u64,
 }
 
 impl AvroWriter {
@@ -277,32 +275,24 @@ impl AvroWriter {
         let declared = avro_schema(&fields)?;
         let mut header = Writer::builder()
             .schema(&declared)
-            .writer(Vec::new())
+            .writer(Chunks::default())
             .codec(codec)
             .marker(marker)
             .build();
         header.flush()?;
-        let header = header.into_inner()?;
-        let mut out = Chunks::default();
-        out.write_all(&header)?;
         Ok(AvroWriter {
             schema: encoding_schema(&fields)?,
             fields,
             codec,
             marker,
-            out,
-            written: header.len() as u64,
+            out: header.into_inner()?,
         })
     }
 
     /// Encodes a batch's rows as blocks.
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let mut counted = Counted {
-            out: &mut self.out,
-            n: 0,
-        };
         let mut writer =
-            Writer::append_to_with_codec(&self.schema, &mut counted, self.codec, self.marker);
+            Writer::append_to_with_codec(&self.schema, &mut self.out, self.codec, self.marker);
         for row in 0..batch.num_rows() {
             let mut record = Vec::with_capacity(self.fields.len());
             for (f, c) in self.fields.iter().zip(batch.columns()) {
@@ -311,14 +301,12 @@ impl AvroWriter {
             writer.append_value_ref(&Value::Record(record))?;
         }
         writer.flush()?;
-        drop(writer);
-        self.written += counted.n;
         Ok(())
     }
 
     /// Bytes written so far (Java rolls Avro files on the bytes written too).
     pub(crate) fn estimated_size(&self) -> u64 {
-        self.written
+        self.out.written()
     }
 
     /// The file's bytes written and not taken yet, taken out.
@@ -326,28 +314,9 @@ impl AvroWriter {
         self.out.take()
     }
 
-    /// Closes the file and returns its bytes not taken by [`Self::take_written`]: the header
-    /// declares [`avro_schema`] (Java's), the blocks are encoded with [`encoding_schema`] (the
-    /// same bytes, map entries in order).
-    pub(crate) fn finish(self) -> Result<Chunks> {
-        Ok(self.out)
-    }
-}
-
-/// A `Write` counting the bytes it passes on.
-struct Counted<'a> {
-    out: &'a mut Chunks,
-    n: u64,
-}
-
-impl std::io::Write for Counted<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(data)?;
-        self.n += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    /// Closes the file and returns its bytes not taken by [`Self::take_written`].
+    pub(crate) fn finish(self) -> Chunks {
+        self.out
     }
 }
 
@@ -401,7 +370,7 @@ mod tests {
         let options = TableOptions::from_map(&none).unwrap();
         let mut w = AvroWriter::new(fields(), &options).unwrap();
         w.write(&batch).unwrap();
-        w.finish().unwrap().into_vec()
+        w.finish().into_vec()
     }
 
     #[test]

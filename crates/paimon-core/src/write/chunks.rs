@@ -1,4 +1,4 @@
-//! [`Chunks`]: the in-memory target of the Parquet and ORC format writers, in chunks of at most
+//! [`Chunks`]: the in-memory target of the Parquet, ORC and Avro format writers, in chunks of at most
 //! [`Chunks::CHUNK`] bytes. A growing `Vec<u8>` doubles and copies: when a writer flushes a
 //! row group of several MiB into one, the old and the new allocation are both alive, and the
 //! bytes are copied once per doubling. Chunks are never copied again; they leave as `Bytes`
@@ -15,31 +15,45 @@ pub(crate) struct Chunks {
     done: Vec<Bytes>,
     /// The chunk being filled (capacity [`Chunks::CHUNK`] once written to).
     current: Vec<u8>,
+    /// Bytes written so far, taken ones included.
+    written: u64,
 }
 
 impl Chunks {
     /// Bytes per chunk.
     pub(crate) const CHUNK: usize = 1 << 20;
 
-    /// The bytes written since the last call, in order; the writer starts a new chunk.
+    /// Bytes written so far, taken ones included.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// The full chunks written since the last call, in order (the chunk being filled stays:
+    /// handed over part-filled, it would pin its whole allocation).
     pub(crate) fn take(&mut self) -> Vec<Bytes> {
-        let mut out = std::mem::take(&mut self.done);
+        std::mem::take(&mut self.done)
+    }
+
+    /// Every byte not taken, in order.
+    pub(crate) fn into_parts(mut self) -> Vec<Bytes> {
+        let mut out = self.take();
         if !self.current.is_empty() {
-            out.push(Bytes::from(std::mem::take(&mut self.current)));
+            out.push(Bytes::from(self.current));
         }
         out
     }
 
     /// Every byte not taken, as one buffer.
     #[cfg(test)]
-    pub(crate) fn into_vec(mut self) -> Vec<u8> {
-        self.take().concat()
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        self.into_parts().concat()
     }
 }
 
 impl Write for Chunks {
     fn write(&mut self, mut data: &[u8]) -> std::io::Result<usize> {
         let n = data.len();
+        self.written += n as u64;
         while !data.is_empty() {
             if self.current.capacity() == 0 {
                 self.current.reserve_exact(Self::CHUNK);
@@ -83,6 +97,7 @@ mod tests {
                 got.extend(parts.iter().flat_map(|p| p.iter().copied()));
             }
         }
+        assert_eq!(c.written(), want.len() as u64);
         got.extend(c.into_vec());
         assert_eq!(got, want);
     }

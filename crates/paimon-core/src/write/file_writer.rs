@@ -125,9 +125,9 @@ impl FormatWriter {
     /// Closes the file; returns its bytes not taken yet.
     fn finish(self) -> Result<Vec<Bytes>> {
         Ok(match self {
-            FormatWriter::Parquet(w) => w.finish()?.take(),
-            FormatWriter::Orc(w) => w.finish()?.take(),
-            FormatWriter::Avro(w) => w.finish()?.take(),
+            FormatWriter::Parquet(w) => w.finish()?.into_parts(),
+            FormatWriter::Orc(w) => w.finish()?.into_parts(),
+            FormatWriter::Avro(w) => w.finish().into_parts(),
         })
     }
 }
@@ -136,10 +136,8 @@ impl FormatWriter {
 pub(crate) struct OpenFile {
     name: String,
     writer: FormatWriter,
-    /// Where the file's bytes go as they are complete.
+    /// Where the file's bytes go as they are complete (its length: the bytes so far).
     sink: FileSink,
-    /// Bytes handed to `sink` so far.
-    streamed: u64,
     rows: i64,
     value_stats: StatsCollector,
     key_stats: Option<StatsCollector>,
@@ -155,35 +153,33 @@ impl OpenFile {
     /// Hands the file's complete bytes to its sink (written out in parts once large).
     async fn stream_out(&mut self) -> Result<()> {
         for part in self.writer.take_written() {
-            self.streamed += part.len() as u64;
             self.sink.write(part).await?;
         }
         Ok(())
     }
 }
 
-/// Writes a closed file's last bytes `rest` to `sink` and completes it; on any error the
-/// upload is given up.
-async fn complete(mut sink: FileSink, rest: Result<Vec<Bytes>>) -> Result<()> {
-    let written = match rest {
-        Ok(rest) => write_all(&mut sink, rest).await,
-        Err(e) => Err(e),
-    };
+/// Writes a closed file's last bytes `rest` to `sink` and completes it; returns the file's
+/// size. On any error the upload is given up.
+async fn complete(mut sink: FileSink, rest: Result<Vec<Bytes>>) -> Result<u64> {
+    let written = async {
+        for part in rest? {
+            sink.write(part).await?;
+        }
+        Ok(())
+    }
+    .await;
     match written {
-        Ok(()) => sink.finish().await,
+        Ok(()) => {
+            let size = sink.len();
+            sink.finish().await?;
+            Ok(size)
+        }
         Err(e) => {
             sink.abort().await;
             Err(e)
         }
     }
-}
-
-/// Writes `parts` to `sink` in order.
-async fn write_all(sink: &mut FileSink, parts: Vec<Bytes>) -> Result<()> {
-    for part in parts {
-        sink.write(part).await?;
-    }
-    Ok(())
 }
 
 /// The files of one (partition, bucket) writer between files: name counter, closed files and
@@ -249,7 +245,6 @@ impl FileSeries {
             name,
             writer,
             sink,
-            streamed: 0,
             rows: 0,
             value_stats: self.spec.value_stats.clone(),
             key_stats: self.spec.key_stats.clone(),
@@ -283,11 +278,11 @@ impl FileSeries {
                 Some(f) => f,
                 None => self.open()?,
             };
-            if let Err(e) = self.append(&mut file, &slice) {
-                file.sink.abort().await;
-                return Err(e);
-            }
-            if let Err(e) = file.stream_out().await {
+            let appended = match self.append(&mut file, &slice) {
+                Ok(()) => file.stream_out().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = appended {
                 file.sink.abort().await;
                 return Err(e);
             }
@@ -340,10 +335,7 @@ impl FileSeries {
 
     async fn close(&mut self, mut file: OpenFile) -> Result<()> {
         let index = file.index.take();
-        let rest = file.writer.finish();
-        let rest_len: usize = rest.as_ref().map_or(0, |r| r.iter().map(Bytes::len).sum());
-        let size = file.streamed + rest_len as u64;
-        complete(file.sink, rest).await?;
+        let size = complete(file.sink, file.writer.finish()).await?;
         let size = i64::try_from(size).map_err(|_| Error::internal("file size over i64"))?;
         let (extra_files, embedded_index) = self.write_index(&file.name, index.as_ref()).await?;
         let empty = BinaryRow::empty().serialize();
@@ -405,6 +397,13 @@ impl FileSeries {
             .write(&join(&self.dir, &name), Bytes::from(bytes))
             .await?;
         Ok((vec![name], None))
+    }
+
+    /// Gives up `current` if a file is open: its upload is aborted, nothing is written.
+    pub(crate) async fn abort_open(current: &mut Option<OpenFile>) {
+        if let Some(file) = current.take() {
+            file.sink.abort().await;
+        }
     }
 
     /// Closes `current` if a file is open (the next row starts a new one).

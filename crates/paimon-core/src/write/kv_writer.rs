@@ -129,20 +129,35 @@ impl KvWriter {
         // The open file is a local: every flush is its own sorted run (its files never take
         // rows of a later flush), and no format writer outlives the flush.
         let mut current = None;
+        let written = self.merge_into(&mut current, runs).await;
+        if written.is_err() {
+            // Its upload may have started: nothing of a failed flush is left behind.
+            FileSeries::abort_open(&mut current).await;
+        }
+        written?;
+        self.files.close_open(&mut current).await
+    }
+
+    /// Merges `runs` (and the spilled ones) into files, the last one left open in `current`.
+    async fn merge_into(
+        &mut self,
+        current: &mut Option<OpenFile>,
+        runs: Vec<RecordBatch>,
+    ) -> Result<()> {
         let spilled = self.spill.as_ref().filter(|s| !s.is_empty());
         if spilled.is_none() && self.merge.is_final(&runs) {
             for run in &runs {
-                self.write_merged(&mut current, run).await?;
+                self.write_merged(current, run).await?;
             }
         } else {
             let mut streams = spilled.map(SpillFiles::streams).unwrap_or_default();
             streams.extend(memory_streams(runs));
             let mut merge = self.merge.merge(streams)?;
             while let Some(b) = merge.next_batch().await? {
-                self.write_merged(&mut current, &b).await?;
+                self.write_merged(current, &b).await?;
             }
         }
-        self.files.close_open(&mut current).await
+        Ok(())
     }
 
     /// Writes merged rows (table columns, `_SEQUENCE_NUMBER`, `_VALUE_KIND`) in file layout.

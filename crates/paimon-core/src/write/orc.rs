@@ -53,22 +53,25 @@ use crate::{Error, Result};
 /// The ORC type attribute holding a Paimon field id (Java `OrcTypeUtil.PAIMON_ORC_FIELD_ID_KEY`).
 pub(crate) const PAIMON_ID: &str = "paimon.id";
 
-/// An in-memory sink shared with the writer, so the bytes survive `close`: the bytes not taken
-/// yet and the count of every byte written.
+/// An in-memory sink shared with the writer, so the bytes survive `close`.
 #[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<(Chunks, u64)>>);
+struct SharedBuf(Arc<Mutex<Chunks>>);
 
 impl SharedBuf {
     /// Bytes written so far, taken ones included.
     fn written(&self) -> u64 {
-        self.0.lock().map_or(0, |b| b.1)
+        self.0.lock().map_or(0, |b| b.written())
     }
-    /// The bytes not taken yet.
-    fn take(&self) -> Chunks {
+    /// The bytes not taken yet (none once poisoned: [`Self::into_rest`] then fails).
+    fn take(&self) -> Vec<Bytes> {
+        self.0.lock().map(|mut b| b.take()).unwrap_or_default()
+    }
+    /// Every byte not taken yet.
+    fn into_rest(self) -> Result<Chunks> {
         self.0
             .lock()
-            .map(|mut b| std::mem::take(&mut b.0))
-            .unwrap_or_default()
+            .map(|mut b| std::mem::take(&mut *b))
+            .map_err(|_| Error::internal("ORC buffer poisoned"))
     }
 }
 
@@ -78,8 +81,7 @@ impl Write for SharedBuf {
             .0
             .lock()
             .map_err(|_| std::io::Error::other("ORC buffer poisoned"))?;
-        b.0.write_all(data)?;
-        b.1 += data.len() as u64;
+        b.write_all(data)?;
         Ok(data.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -298,13 +300,13 @@ impl OrcWriter {
 
     /// The file's bytes complete so far (its written stripes) and not taken yet, taken out.
     pub(crate) fn take_written(&mut self) -> Vec<Bytes> {
-        self.buf.take().take()
+        self.buf.take()
     }
 
     /// Closes the file and returns its bytes not taken by [`Self::take_written`].
     pub(crate) fn finish(self) -> Result<Chunks> {
         self.writer.close()?;
-        Ok(self.buf.take())
+        self.buf.into_rest()
     }
 }
 

@@ -14,7 +14,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::FileReader;
@@ -23,6 +23,7 @@ use arrow_ipc::CompressionType;
 use futures::StreamExt;
 
 use crate::arrow::RecordBatchStream;
+use crate::io::scratch::{path_error, scratch_dir};
 use crate::spec::options::SpillCompression;
 use crate::{Error, Result};
 
@@ -46,10 +47,6 @@ pub(crate) struct SpillFiles {
     files: Vec<SpillFile>,
     compression: SpillCompression,
     counter: u64,
-}
-
-fn io_error(e: impl Into<Error>, path: &Path) -> Error {
-    e.into().with_context("file", path.display().to_string())
 }
 
 impl SpillFiles {
@@ -83,11 +80,7 @@ impl SpillFiles {
         if let Some(d) = &self.dir {
             return Ok(d.path().to_path_buf());
         }
-        let parent = self.parent.clone().unwrap_or_else(std::env::temp_dir);
-        let dir = tempfile::Builder::new()
-            .prefix("paimon-write-spill-")
-            .tempdir_in(&parent)
-            .map_err(|e| io_error(e, &parent))?;
+        let dir = scratch_dir(self.parent.as_deref(), "paimon-write-spill-")?;
         let path = dir.path().to_path_buf();
         self.dir = Some(dir);
         Ok(path)
@@ -133,11 +126,11 @@ impl SpillFiles {
             Ok(r) => r,
             Err(e) => {
                 let _ = std::fs::remove_file(&path);
-                return Err(io_error(e, &path));
+                return Err(path_error(e, &path));
             }
         };
         let bytes = std::fs::metadata(&path)
-            .map_err(|e| io_error(e, &path))?
+            .map_err(|e| path_error(e, &path))?
             .len();
         self.files.push(SpillFile { path, bytes, runs });
         Ok(())
@@ -160,7 +153,7 @@ impl SpillFiles {
         match self.dir.take() {
             Some(d) => {
                 let path = d.path().to_path_buf();
-                d.close().map_err(|e| io_error(e, &path))
+                d.close().map_err(|e| path_error(e, &path))
             }
             None => Ok(()),
         }
@@ -195,7 +188,7 @@ fn run_stream(path: PathBuf, range: Range<usize>) -> RecordBatchStream {
             })();
             match step {
                 Ok((reader, batch)) => Some((Ok(batch), (Some(reader), next + 1))),
-                Err(e) => Some((Err(io_error(e, &path)), (None, end))),
+                Err(e) => Some((Err(path_error(e, &path)), (None, end))),
             }
         }
     })

@@ -49,6 +49,8 @@ pub struct FailingStore {
     pub fail_parts: Mutex<Option<String>>,
     /// The sizes of the parts of every multipart upload, in upload order.
     pub part_sizes: Arc<Mutex<Vec<usize>>>,
+    /// Multipart uploads aborted.
+    pub aborts: Arc<AtomicUsize>,
 }
 
 impl FailingStore {
@@ -64,6 +66,7 @@ impl FailingStore {
             multiparts: Mutex::new(vec![]),
             fail_parts: Mutex::new(None),
             part_sizes: Arc::default(),
+            aborts: Arc::default(),
         })
     }
 
@@ -119,6 +122,7 @@ struct RecordingUpload {
     parts: usize,
     fail: bool,
     sizes: Arc<Mutex<Vec<usize>>>,
+    aborts: Arc<AtomicUsize>,
     path: StorePath,
 }
 
@@ -139,6 +143,7 @@ impl MultipartUpload for RecordingUpload {
     }
 
     async fn abort(&mut self) -> object_store::Result<()> {
+        self.aborts.fetch_add(1, Ordering::SeqCst);
         self.inner.abort().await
     }
 }
@@ -182,6 +187,7 @@ impl ObjectStore for FailingStore {
             parts: 0,
             fail: fail.is_some_and(|p| path.contains(&p)),
             sizes: self.part_sizes.clone(),
+            aborts: self.aborts.clone(),
             path: location.clone(),
         }))
     }

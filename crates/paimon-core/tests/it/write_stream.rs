@@ -129,4 +129,26 @@ async fn a_failed_upload_leaves_no_file() {
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
     assert!(!store.multiparts.lock().unwrap().is_empty());
+    // Aborted, not merely dropped (a dropped S3 upload keeps its parts).
+    assert_eq!(store.aborts.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn avro_files_roll_on_the_bytes_written() {
+    let options = [
+        ("file.format", "avro"),
+        ("file.compression", "none"),
+        ("target-file-size", "64 kb"),
+    ];
+    let t = create_table("stream_avro_roll", &[("id", "BIGINT")], &[], &[], &options).await;
+    let schema = arrow_schema(&t.schema().fields).unwrap();
+    let ids: ArrayRef = Arc::new(Int64Array::from(values(20_000)));
+    let batch = RecordBatch::try_new(schema, vec![ids]).unwrap();
+    let files = crate::write::write_commit(&t, &[batch]).await;
+    // ~10 bytes a row: about 200 KB in files of at least 64 KB but the last.
+    assert!(files.len() >= 3, "{} files", files.len());
+    for f in &files[..files.len() - 1] {
+        assert!(f.file_size >= 64 << 10, "{} bytes", f.file_size);
+    }
+    assert_eq!(files.iter().map(|f| f.row_count).sum::<i64>(), 20_000);
 }
