@@ -9,6 +9,13 @@
 //! be opened), return `None` and go through the store as before, which also words the errors.
 //! Listings of a directory (the schema directory a table's load lists) are made here too when
 //! every entry is a plain file or directory with a plain name ([`list`]).
+//!
+//! On Unix, ranges of at least [`MAP_BYTES`] are mapped rather than read ([`mapped`]). A
+//! point lookup's reads are mostly such ranges (dictionary pages and page prefixes, ~1 MiB in
+//! all), and read into fresh memory every 4 KiB page of them faults once, is zeroed and is then
+//! copied over; mapped, they are the page cache's own pages, mapped 16 at a time on first touch
+//! (measured on the 2-core VM: a `pk_l5` point lookup, as a whole process, 5.1 → 4.7 ms, ~280
+//! fewer page faults; full reads are unchanged, their ranges go through the store).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -19,6 +26,10 @@ use bytes::Bytes;
 
 /// The most bytes one call reads on the calling task.
 pub(crate) const INLINE_READ_BYTES: u64 = 4 << 20;
+
+/// Ranges at least this long are mapped (on Unix): below, copying the few pages costs less than
+/// mapping and unmapping them.
+const MAP_BYTES: u64 = 64 << 10;
 
 /// The whole file at `path`; `None` when it is not a small regular file that opens.
 pub(crate) fn read(path: &Path) -> io::Result<Option<Bytes>> {
@@ -51,14 +62,47 @@ pub(crate) fn read_ranges(path: &Path, ranges: &[Range<u64>]) -> io::Result<Opti
     }
     let mut out = Vec::with_capacity(ranges.len());
     for r in ranges {
-        file.seek(SeekFrom::Start(r.start))?;
-        let want = r.end - r.start;
-        // Capacity only: the read writes the bytes without zeroing them first.
-        let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
-        (&mut file).take(want).read_to_end(&mut buf)?;
-        out.push(Bytes::from(buf));
+        let want = r.end.min(len) - r.start;
+        let bytes = match usize::try_from(want) {
+            #[cfg(unix)]
+            Ok(n) if want >= MAP_BYTES => mapped(&file, r.start, n)?,
+            _ => read_at(&mut file, r.start, want)?,
+        };
+        out.push(bytes);
     }
     Ok(Some(out))
+}
+
+/// `len` bytes of `file` from `start` (inside the file), mapped read-only; the mapping lives as
+/// long as the returned bytes or any slice of them.
+#[cfg(unix)]
+fn mapped(file: &File, start: u64, len: usize) -> io::Result<Bytes> {
+    // SAFETY: a mapping is handed out as `&[u8]`, which is sound while the file's bytes in the
+    // range do not change and the file is not cut short while it is mapped (an access past a
+    // new end raises SIGBUS). The files read in ranges are Paimon data, index and deletion-
+    // vector files, which the format makes immutable: each is written once under a fresh
+    // name (through object_store, whose local store writes a staging file and renames it into
+    // place, so even a replaced path gets a new inode), never opened for writing again, and
+    // removed only by unlinking, which leaves a mapping of it intact. The range lies inside the
+    // file's length at open (`read_ranges` cut it there). A file changed in place by something
+    // outside Paimon breaks that contract; a read then sees the changed bytes, which the
+    // decoders check as any others, or dies of SIGBUS if the file was truncated meanwhile.
+    let map = unsafe {
+        memmap2::MmapOptions::new()
+            .offset(start)
+            .len(len)
+            .map(file)?
+    };
+    Ok(Bytes::from_owner(map))
+}
+
+/// `want` bytes of `file` from `start`, or fewer where the file ends, read into fresh memory.
+fn read_at(file: &mut File, start: u64, want: u64) -> io::Result<Bytes> {
+    file.seek(SeekFrom::Start(start))?;
+    // Capacity only: the read writes the bytes without zeroing them first.
+    let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
+    file.take(want).read_to_end(&mut buf)?;
+    Ok(Bytes::from(buf))
 }
 
 /// The size of the regular file at `path`; `None` when it is not one (a directory), an error
@@ -168,6 +212,51 @@ mod tests {
             std::os::unix::fs::symlink(dir.path().join("schema-0"), empty.join("link")).unwrap();
             assert_eq!(list(&empty), None);
         }
+    }
+
+    #[test]
+    fn long_ranges_are_the_same_bytes_mapped_and_outlive_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data-1.parquet");
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let data: Vec<u8> = (0..400_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        std::fs::write(&path, &data).unwrap();
+        let k = MAP_BYTES as usize;
+        // Below, at and above the mapping length; at odd (not page-aligned) starts; cut at the
+        // end of the file; and one starting at the end.
+        let ranges = [
+            0..k as u64 - 1,
+            1..k as u64 + 1,
+            4_097..300_001,
+            333_333..500_000,
+            400_000..400_000,
+        ];
+        let got = read_ranges(&path, &ranges).unwrap().unwrap();
+        let want: Vec<&[u8]> = vec![
+            &data[..k - 1],
+            &data[1..k + 1],
+            &data[4_097..300_001],
+            &data[333_333..],
+            &[],
+        ];
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.len(), w.len());
+            assert!(g[..] == w[..]);
+        }
+        // A Paimon file is removed by unlinking it: what was mapped stays readable.
+        std::fs::remove_file(&path).unwrap();
+        assert!(got[2][..] == data[4_097..300_001]);
+        let slice = got[3].slice(10..20);
+        drop(got);
+        assert_eq!(slice, &data[333_343..333_353]);
     }
 
     #[test]
