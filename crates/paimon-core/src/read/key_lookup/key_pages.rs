@@ -186,8 +186,12 @@ pub(super) async fn search(
             }
         }
     }
-    for (offset, section) in sections.into_iter().flatten() {
-        pass.reader.keep_decompressed(offset, section);
+    if let Some(sections) = sections {
+        // The dictionaries too: the point read looks its indices up in them again.
+        let kept = dictionaries.0.into_iter().map(|(_, at, d)| (at, d.values));
+        for (offset, section) in sections.into_iter().chain(kept) {
+            pass.reader.keep_decompressed(offset, section);
+        }
     }
     Some(KeyPages::Found(searched.rows))
 }
@@ -317,9 +321,10 @@ impl DictionaryValues {
     }
 }
 
-/// The dictionary pages of the key column, by row group, fetched as needed.
+/// The dictionary pages of the key column, by row group (with the page's offset), fetched as
+/// needed.
 #[derive(Default)]
-struct Dictionaries(Vec<(usize, DictionaryValues)>);
+struct Dictionaries(Vec<(usize, u64, DictionaryValues)>);
 
 impl Dictionaries {
     /// Row group `row_group`'s dictionary of leaf `leaf` (values of `width` bytes).
@@ -331,10 +336,11 @@ impl Dictionaries {
         leaf: usize,
         width: usize,
     ) -> Option<&mut DictionaryValues> {
-        let at = match self.0.iter().position(|(g, _)| *g == row_group) {
+        let at = match self.0.iter().position(|(g, _, _)| *g == row_group) {
             Some(at) => at,
             None => {
                 let range = dictionary_page_range(md, row_group, leaf)?;
+                let offset = range.start;
                 let page = reader.clone().get_bytes(range).await.ok()?;
                 let codec = md.row_group(row_group).column(leaf).compression();
                 let (values, count) = Dictionary::new(page, codec)?.into_values();
@@ -343,11 +349,11 @@ impl Dictionaries {
                     count,
                     width,
                 };
-                self.0.push((row_group, dictionary));
+                self.0.push((row_group, offset, dictionary));
                 self.0.len() - 1
             }
         };
-        self.0.get_mut(at).map(|(_, d)| d)
+        self.0.get_mut(at).map(|(_, _, d)| d)
     }
 }
 

@@ -152,14 +152,26 @@ impl Dictionary {
 
     /// The dictionary page `page` (header first) of a chunk compressed with `codec`.
     pub(crate) fn new(page: Bytes, codec: Compression) -> Option<Dictionary> {
+        Dictionary::with_values(page, codec, None)
+    }
+
+    /// The dictionary page `page`, whose values section a key pass may have decompressed
+    /// already (`ready`, as far as it needed: decompressing goes on from there).
+    pub(crate) fn with_values(
+        page: Bytes,
+        codec: Compression,
+        ready: Option<PagePrefix>,
+    ) -> Option<Dictionary> {
         let h = PageHeader::parse(&page)?;
         if h.page_type != DICTIONARY_PAGE
             || !(h.encoding == PLAIN || h.encoding == PLAIN_DICTIONARY)
         {
             return None;
         }
-        let data = h.data(&page)?;
-        let prefix = PagePrefix::new(data, h.uncompressed_size, codec)?;
+        let prefix = match ready {
+            Some(r) if r.total() == h.uncompressed_size => r,
+            _ => PagePrefix::new(h.data(&page)?, h.uncompressed_size, codec)?,
+        };
         Some(Dictionary(PlainValues::new(
             prefix,
             0,

@@ -95,7 +95,7 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     let last = jobs.pop()?;
     let mut tasks = Vec::with_capacity(jobs.len());
     for job in jobs {
-        let ready = kept_sections(read.reader, &job);
+        let ready = kept_sections(read.reader, md, &job);
         let reader = read.reader.clone();
         let md = md.clone();
         tasks.push(tokio::spawn(async move {
@@ -103,7 +103,7 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
             (job, picked)
         }));
     }
-    let ready = kept_sections(read.reader, &last);
+    let ready = kept_sections(read.reader, md, &last);
     let picked = read_leaf(read.reader, md, &last, ready).await;
     let mut columns = Vec::with_capacity(tasks.len() + 1);
     for t in futures::future::join_all(tasks).await {
@@ -114,15 +114,22 @@ pub(crate) async fn decode(read: PointRead<'_>) -> Option<Vec<RecordBatch>> {
     arrow_decode(read.meta, &read, columns)
 }
 
-/// The sections of `job`'s pages that a key pass decompressed (as far as it needed), taken
-/// from `reader`.
-fn kept_sections(reader: &FileIoParquetReader, job: &LeafJob) -> HashMap<u64, PagePrefix> {
+/// The sections of `job`'s pages and dictionary pages that a key pass decompressed (as far as
+/// it needed), by page offset, taken from `reader`.
+fn kept_sections(
+    reader: &FileIoParquetReader,
+    md: &ParquetMetaData,
+    job: &LeafJob,
+) -> HashMap<u64, PagePrefix> {
+    let dictionaries = job
+        .pages
+        .iter()
+        .filter_map(|p| dictionary_page_range(md, p.row_group, job.column));
     job.pages
         .iter()
-        .filter_map(|p| {
-            let start = p.page.range.start;
-            Some((start, reader.take_decompressed(start)?))
-        })
+        .map(|p| p.page.range.clone())
+        .chain(dictionaries)
+        .filter_map(|r| Some((r.start, reader.take_decompressed(r.start)?)))
         .collect()
 }
 
@@ -242,7 +249,7 @@ async fn read_leaf(
         })
         .collect();
     let dictionaries = dictionaries(reader, md, job, &bytes).await?;
-    if let Some(picked) = pick_leaf(job, bytes, &codecs, &dictionaries, ready) {
+    if let Some(picked) = pick_leaf(md, job, bytes, &codecs, &dictionaries, ready) {
         return Some(picked);
     }
     if job.pages.iter().all(|p| p.fetch == p.page.range) {
@@ -250,7 +257,7 @@ async fn read_leaf(
     }
     let whole = job.pages.iter().map(|p| p.page.range.clone()).collect();
     let bytes = reader.clone().get_byte_ranges(whole).await.ok()?;
-    pick_leaf(job, bytes, &codecs, &dictionaries, HashMap::new())
+    pick_leaf(md, job, bytes, &codecs, &dictionaries, HashMap::new())
 }
 
 /// The dictionary pages (by row group) of the chunks of `job` with a touched page that needs
@@ -277,8 +284,10 @@ async fn dictionaries(
     Some(groups.into_iter().zip(got).collect())
 }
 
-/// The picked rows of one leaf from its fetched pages.
+/// The picked rows of one leaf from its fetched pages (`ready`: page and dictionary sections a
+/// key pass decompressed, by page offset).
 fn pick_leaf(
+    md: &ParquetMetaData,
     job: &LeafJob,
     pages: Vec<Bytes>,
     codecs: &HashMap<usize, Compression>,
@@ -292,7 +301,11 @@ fn pick_leaf(
         let dictionary = match dictionaries.get(&p.row_group) {
             Some(d) => Some(match decoded.entry(p.row_group) {
                 Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => e.insert(Dictionary::new(d.clone(), codec)?),
+                Entry::Vacant(e) => {
+                    let offset = dictionary_page_range(md, p.row_group, job.column)?.start;
+                    let kept = ready.remove(&offset);
+                    e.insert(Dictionary::with_values(d.clone(), codec, kept)?)
+                }
             }),
             None => None,
         };

@@ -447,6 +447,55 @@ async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dictionary_a_key_pass_decompressed_is_not_decompressed_again() {
+    // Column 0 (`id`, required INT64) dictionary-encoded: its dictionary's values section, kept
+    // decompressed with one value changed, is what the point read looks row 5 up in; a section
+    // of the wrong size is not used.
+    let b = batch(ROWS);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_data_page_row_count_limit(700)
+        .set_write_batch_size(100)
+        .build();
+    let bytes = parquet_bytes(&b, props);
+    let meta = metadata(&bytes);
+    let chunk = meta.metadata().row_group(0).column(0);
+    let at = chunk.dictionary_page_offset().unwrap() as usize;
+    let page = bytes.slice(at..chunk.data_page_offset() as usize);
+    let h = PageHeader::parse(&page).unwrap();
+    assert!(!h.is_data_page());
+    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let mut section =
+        prefix::PagePrefix::new(data, h.uncompressed_size, chunk.compression()).unwrap();
+    let mut whole = section.get(0, h.uncompressed_size).unwrap().to_vec();
+    // Dictionary entry 5 (row 5's value, 5 * 3) becomes 77.
+    assert_eq!(whole[40..48], 15i64.to_le_bytes());
+    whole[40..48].copy_from_slice(&77i64.to_le_bytes());
+    let g = groups(&meta);
+    let rows = [5..6];
+    let read = |r| point_read(r, &meta, &g, &rows, &[0]);
+    let ids = |batches: Vec<RecordBatch>| {
+        let b = concat_batches(&batches[0].schema(), &batches).unwrap();
+        b.column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap()
+            .value(0)
+    };
+    let r = reader(&bytes).await;
+    r.keep_decompressed(
+        at as u64,
+        prefix::PagePrefix::plain(Bytes::from(whole.clone())),
+    );
+    assert_eq!(ids(decode(read(&r)).await.unwrap()), 77);
+    assert!(r.take_decompressed(at as u64).is_none());
+    let r = reader(&bytes).await;
+    let short = prefix::PagePrefix::plain(Bytes::from(whole[..48].to_vec()));
+    r.keep_decompressed(at as u64, short);
+    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zstd_pages_are_fetched_in_part_and_whole_when_that_proves_short() {
     // One zstd page of 200,000 BIGINTs: random in its first half (incompressible), one value
     // repeated in the second (next to nothing compressed), so its compressed bytes all lie in
