@@ -65,18 +65,22 @@ pub(crate) fn read_ranges(path: &Path, ranges: &[Range<u64>]) -> io::Result<Opti
         let want = r.end.min(len) - r.start;
         let bytes = match usize::try_from(want) {
             #[cfg(unix)]
-            Ok(n) if want >= MAP_BYTES => mapped(&file, r.start, n)?,
-            _ => read_at(&mut file, r.start, want)?,
+            Ok(n) if want >= MAP_BYTES => mapped(&file, r.start, n),
+            _ => None,
         };
-        out.push(bytes);
+        out.push(match bytes {
+            Some(b) => b,
+            None => read_at(&mut file, r.start, want)?,
+        });
     }
     Ok(Some(out))
 }
 
 /// `len` bytes of `file` from `start` (inside the file), mapped read-only; the mapping lives as
-/// long as the returned bytes or any slice of them.
+/// long as the returned bytes or any slice of them. `None` when the file cannot be mapped (a
+/// file system without mappings): it is read instead.
 #[cfg(unix)]
-fn mapped(file: &File, start: u64, len: usize) -> io::Result<Bytes> {
+fn mapped(file: &File, start: u64, len: usize) -> Option<Bytes> {
     // SAFETY: a mapping is handed out as `&[u8]`, which is sound while the file's bytes in the
     // range do not change and the file is not cut short while it is mapped (an access past a
     // new end raises SIGBUS). The files read in ranges are Paimon data, index and deletion-
@@ -87,13 +91,8 @@ fn mapped(file: &File, start: u64, len: usize) -> io::Result<Bytes> {
     // file's length at open (`read_ranges` cut it there). A file changed in place by something
     // outside Paimon breaks that contract; a read then sees the changed bytes, which the
     // decoders check as any others, or dies of SIGBUS if the file was truncated meanwhile.
-    let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(start)
-            .len(len)
-            .map(file)?
-    };
-    Ok(Bytes::from_owner(map))
+    let map = unsafe { memmap2::MmapOptions::new().offset(start).len(len).map(file) };
+    map.ok().map(Bytes::from_owner)
 }
 
 /// `want` bytes of `file` from `start`, or fewer where the file ends, read into fresh memory.
