@@ -3,6 +3,7 @@
 point lookup runs, for the linker to place together (see `crates/paimon-cli/build.rs`).
 
     scripts/hot-functions.py PAIMON ./wh [-o crates/paimon-cli/hot-functions.txt]
+    scripts/hot-functions.py PAIMON --check    # how much of the list a build still finds
 
 PAIMON is a release build of the CLI (`cargo build --release -p paimon-cli`), ./wh a warehouse
 with the benchmark tables `b.pk_l0` and `b.pk_l5` (`scripts/make_bench_pk.py`). Each command
@@ -52,12 +53,22 @@ def executed(binary, args, folder):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paimon")
-    ap.add_argument("warehouse")
+    ap.add_argument("warehouse", nargs="?")
     ap.add_argument("-o", "--output", default=os.path.join(
         os.path.dirname(__file__), "..", "crates", "paimon-cli", "hot-functions.txt"))
+    ap.add_argument("--check", action="store_true",
+                    help="report how many listed names the binary defines (exit 1 below 80%%)")
     a = ap.parse_args()
-    wh = os.path.abspath(a.warehouse)
     symbols = text_symbols(a.paimon)
+    if a.check:
+        with open(a.output) as f:
+            listed = [line.strip() for line in f if line.strip()]
+        found = sum(name in symbols for name in listed)
+        print(f"{found} of {len(listed)} listed functions are in {a.paimon}")
+        raise SystemExit(0 if found >= 0.8 * len(listed) else 1)
+    if a.warehouse is None:
+        ap.error("the warehouse is needed to write the list")
+    wh = os.path.abspath(a.warehouse)
     seen, order = set(), []
     with tempfile.TemporaryDirectory() as folder:
         for command in COMMANDS:
