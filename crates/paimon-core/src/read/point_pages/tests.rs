@@ -393,6 +393,37 @@ async fn a_point_read_decompresses_part_of_a_page() {
     assert_eq!(&picked.plain[4..], b"string-5-xxxxx");
 }
 
+/// Column 0 (`id`) of row 5 by a point read of `bytes`, with `kept` (a section by its page's
+/// offset) handed over as a key pass would; and the reader, to see what was left unused.
+async fn id_of_row_5(bytes: &Bytes, kept: (u64, prefix::PagePrefix)) -> (i64, FileIoParquetReader) {
+    let meta = metadata(bytes);
+    let g = groups(&meta);
+    let r = reader(bytes).await;
+    r.keep_decompressed(kept.0, kept.1);
+    let batches = decode(point_read(&r, &meta, &g, &[5..6], &[0]))
+        .await
+        .unwrap();
+    let b = concat_batches(&batches[0].schema(), &batches).unwrap();
+    let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+    (ids.value(0), r)
+}
+
+/// The values section of the page at `at..end` of `bytes` (header first), and the section
+/// decompressed whole with value 5 (8 bytes wide) changed to 77.
+fn section_with_77_at_5(bytes: &Bytes, at: usize, end: usize) -> (Bytes, PageHeader, Vec<u8>) {
+    let page = bytes.slice(at..end);
+    let h = PageHeader::parse(&page).unwrap();
+    let meta = metadata(bytes);
+    let codec = meta.metadata().row_group(0).column(0).compression();
+    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let mut section = prefix::PagePrefix::new(data.clone(), h.uncompressed_size, codec).unwrap();
+    let mut whole = section.get(0, h.uncompressed_size).unwrap().to_vec();
+    // Value 5 (5 * 3) becomes 77.
+    assert_eq!(whole[40..48], 15i64.to_le_bytes());
+    whole[40..48].copy_from_slice(&77i64.to_le_bytes());
+    (data, h, whole)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
     // Column 0 (`id`, required INT64, PLAIN): its first page's section, kept decompressed with
@@ -408,42 +439,22 @@ async fn sections_a_key_pass_decompressed_are_not_decompressed_again() {
     let bytes = parquet_bytes(&b, props);
     let meta = metadata(&bytes);
     let loc = &meta.metadata().offset_index().unwrap()[0][0].page_locations()[0];
-    let page =
-        bytes.slice(loc.offset as usize..(loc.offset + loc.compressed_page_size as i64) as usize);
-    let h = PageHeader::parse(&page).unwrap();
-    let codec = meta.metadata().row_group(0).column(0).compression();
-    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
-    let mut section = prefix::PagePrefix::new(data, h.uncompressed_size, codec).unwrap();
-    let mut whole = section.get(0, h.uncompressed_size).unwrap().to_vec();
-    // Row 5's value (5 * 3) becomes 77.
-    whole[40..48].copy_from_slice(&77i64.to_le_bytes());
-    let g = groups(&meta);
-    let rows = [5..6];
-    let read = |r| point_read(r, &meta, &g, &rows, &[0]);
-    let ids = |batches: Vec<RecordBatch>| {
-        let b = concat_batches(&batches[0].schema(), &batches).unwrap();
-        b.column(0)
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .unwrap()
-            .value(0)
-    };
-    let r = reader(&bytes).await;
-    let kept = prefix::PagePrefix::plain(Bytes::from(whole.clone()));
-    r.keep_decompressed(loc.offset as u64, kept);
-    assert_eq!(ids(decode(read(&r)).await.unwrap()), 77);
-    let r = reader(&bytes).await;
-    let kept = prefix::PagePrefix::plain(Bytes::from(whole[..40].to_vec()));
-    r.keep_decompressed(loc.offset as u64, kept);
-    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
+    let (at, end) = (
+        loc.offset as usize,
+        (loc.offset + loc.compressed_page_size as i64) as usize,
+    );
+    let (data, h, whole) = section_with_77_at_5(&bytes, at, end);
+    let plain = |b: &[u8]| prefix::PagePrefix::plain(Bytes::copy_from_slice(b));
+    let at = at as u64;
+    assert_eq!(id_of_row_5(&bytes, (at, plain(&whole))).await.0, 77);
+    assert_eq!(id_of_row_5(&bytes, (at, plain(&whole[..40]))).await.0, 15);
     // A section decompressed only in part (row 0) is decompressed further for row 5.
-    let r = reader(&bytes).await;
-    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
+    let codec = meta.metadata().row_group(0).column(0).compression();
     let mut part = prefix::PagePrefix::new(data, h.uncompressed_size, codec).unwrap();
     part.get(0, 8).unwrap();
-    r.keep_decompressed(loc.offset as u64, part);
-    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
-    assert!(r.take_decompressed(loc.offset as u64).is_none());
+    let (id, r) = id_of_row_5(&bytes, (at, part)).await;
+    assert_eq!(id, 15);
+    assert!(r.take_decompressed(at).is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -461,38 +472,14 @@ async fn a_dictionary_a_key_pass_decompressed_is_not_decompressed_again() {
     let meta = metadata(&bytes);
     let chunk = meta.metadata().row_group(0).column(0);
     let at = chunk.dictionary_page_offset().unwrap() as usize;
-    let page = bytes.slice(at..chunk.data_page_offset() as usize);
-    let h = PageHeader::parse(&page).unwrap();
+    let (_, h, whole) = section_with_77_at_5(&bytes, at, chunk.data_page_offset() as usize);
     assert!(!h.is_data_page());
-    let data = page.slice(h.header_len..h.header_len + h.compressed_size);
-    let mut section =
-        prefix::PagePrefix::new(data, h.uncompressed_size, chunk.compression()).unwrap();
-    let mut whole = section.get(0, h.uncompressed_size).unwrap().to_vec();
-    // Dictionary entry 5 (row 5's value, 5 * 3) becomes 77.
-    assert_eq!(whole[40..48], 15i64.to_le_bytes());
-    whole[40..48].copy_from_slice(&77i64.to_le_bytes());
-    let g = groups(&meta);
-    let rows = [5..6];
-    let read = |r| point_read(r, &meta, &g, &rows, &[0]);
-    let ids = |batches: Vec<RecordBatch>| {
-        let b = concat_batches(&batches[0].schema(), &batches).unwrap();
-        b.column(0)
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .unwrap()
-            .value(0)
-    };
-    let r = reader(&bytes).await;
-    r.keep_decompressed(
-        at as u64,
-        prefix::PagePrefix::plain(Bytes::from(whole.clone())),
-    );
-    assert_eq!(ids(decode(read(&r)).await.unwrap()), 77);
-    assert!(r.take_decompressed(at as u64).is_none());
-    let r = reader(&bytes).await;
-    let short = prefix::PagePrefix::plain(Bytes::from(whole[..48].to_vec()));
-    r.keep_decompressed(at as u64, short);
-    assert_eq!(ids(decode(read(&r)).await.unwrap()), 15);
+    let plain = |b: &[u8]| prefix::PagePrefix::plain(Bytes::copy_from_slice(b));
+    let at = at as u64;
+    let (id, r) = id_of_row_5(&bytes, (at, plain(&whole))).await;
+    assert_eq!(id, 77);
+    assert!(r.take_decompressed(at).is_none());
+    assert_eq!(id_of_row_5(&bytes, (at, plain(&whole[..48]))).await.0, 15);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
