@@ -21,11 +21,11 @@
 //!   code as it first runs it, 64 KiB around each page touched; a lookup runs ~2,300 functions
 //!   spread over the ~100 MiB of code (DataFusion's included), so ~260 of its ~1,000 page
 //!   faults were the code's. `hot-functions.txt` (written by `scripts/hot-functions.py`) lists
-//!   them, and LLD, rustc's linker on x86-64 Linux from Rust 1.90 on, places them first, in
-//!   that order: ~180 fewer faults, a `pk_l5` lookup 5-13% faster as a whole process (2-core
-//!   VM). Only when that linker is in use (no linker or link flags set): another linker would
-//!   not know the flag. Names the linker does not find (the list went stale with a compiler
-//!   or dependency upgrade) are skipped.
+//!   them, and LLD (rustc's linker on x86-64 Linux from Rust 1.90 on, in rustup's builds)
+//!   places them first: ~180 fewer faults, a `pk_l5` lookup 5-13% faster as a whole process
+//!   (2-core VM). Only when a trial link of an empty program with the arguments succeeds
+//!   (GNU ld does not know them); `PAIMON_NO_HOT_FUNCTIONS` leaves them out. Names the linker
+//!   does not find (the list went stale with a compiler or dependency upgrade) are skipped.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -35,17 +35,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=CC");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if links_with_rust_lld() {
-        let list = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
-            .join("hot-functions.txt");
-        println!("cargo:rerun-if-changed={}", list.display());
-        if list.is_file() {
-            println!(
-                "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-                list.display()
-            );
-            println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
-        }
+    for arg in hot_function_args() {
+        println!("cargo:rustc-link-arg-bins={arg}");
     }
     if os == "linux" && env == "gnu" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
@@ -63,33 +54,61 @@ fn main() {
     }
 }
 
-/// Whether the binary is linked by rustc's own LLD: x86-64 Linux (glibc) from Rust 1.90 on,
-/// with no linker configured (`RUSTC_LINKER`) and no flag naming one or the link
-/// (`-C linker=…`, `-C link-arg=…`, `-C link-self-contained`, …) in the rustflags.
-fn links_with_rust_lld() -> bool {
+/// The link arguments that place the functions of `hot-functions.txt` first, when the linker
+/// takes them (LLD); none when a trial link of an empty program with them fails (GNU ld, or
+/// another linker configured), without the list, or with `PAIMON_NO_HOT_FUNCTIONS` set.
+fn hot_function_args() -> Vec<String> {
+    println!("cargo:rerun-if-env-changed=PAIMON_NO_HOT_FUNCTIONS");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
-    let target = std::env::var("TARGET").unwrap_or_default();
-    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    if target != "x86_64-unknown-linux-gnu"
-        || std::env::var_os("RUSTC_LINKER").is_some()
-        || flags.contains("link")
-    {
+    let list = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("hot-functions.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    if std::env::var_os("PAIMON_NO_HOT_FUNCTIONS").is_some() || !list.is_file() {
+        return Vec::new();
+    }
+    // `-Xlinker`: the path is passed whole (`-Wl,` would split it at commas).
+    let args = vec![
+        "-Xlinker".to_string(),
+        format!("--symbol-ordering-file={}", list.display()),
+        "-Xlinker".to_string(),
+        "--no-warn-symbol-ordering".to_string(),
+    ];
+    if links_with(&args) {
+        args
+    } else {
+        Vec::new()
+    }
+}
+
+/// Whether an empty program links for the target with `args` added, as this crate's binary
+/// is linked: the same compiler, target, rustflags and configured linker.
+fn links_with(args: &[String]) -> bool {
+    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return false;
+    };
+    let source = out.join("link_probe.rs");
+    if std::fs::write(&source, "fn main() {}\n").is_err() {
         return false;
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-    let Ok(out) = Command::new(rustc).arg("--version").output() else {
-        return false;
-    };
-    // `rustc 1.95.0 (…)`
-    let version = String::from_utf8_lossy(&out.stdout).to_string();
-    let mut numbers = version
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .split('.')
-        .map(|n| n.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
-    (major, minor) >= (1, 90)
+    let mut cmd = Command::new(rustc);
+    cmd.arg("--crate-name=link_probe")
+        .arg("--edition=2021")
+        .arg("--target")
+        .arg(std::env::var("TARGET").unwrap_or_default())
+        .arg("-o")
+        .arg(out.join("link_probe"))
+        .arg(&source);
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    cmd.args(flags.split('\x1f').filter(|f| !f.is_empty()));
+    if let Ok(linker) = std::env::var("RUSTC_LINKER") {
+        cmd.arg(format!("-Clinker={linker}"));
+    }
+    cmd.args(args.iter().map(|a| format!("-Clink-arg={a}")));
+    cmd.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The directory of the C compiler's `libgcc_eh.a`, when it has one; `None` when cross-

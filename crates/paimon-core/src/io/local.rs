@@ -10,12 +10,16 @@
 //! Listings of a directory (the schema directory a table's load lists) are made here too when
 //! every entry is a plain file or directory with a plain name ([`list`]).
 //!
-//! On Unix, ranges of at least [`MAP_BYTES`] are mapped rather than read ([`mapped`]). A
-//! point lookup's reads are mostly such ranges (dictionary pages and page prefixes, ~1 MiB in
-//! all), and read into fresh memory every 4 KiB page of them faults once, is zeroed and is then
-//! copied over; mapped, they are the page cache's own pages, mapped 16 at a time on first touch
-//! (measured on the 2-core VM: a `pk_l5` point lookup, as a whole process, 5.1 → 4.7 ms, ~280
-//! fewer page faults; full reads are unchanged, their ranges go through the store).
+//! On Linux, ranges of at least [`MAP_BYTES`] of files on a local disk file system are mapped
+//! rather than read ([`mapped`]). A point lookup's reads are mostly such ranges (dictionary
+//! pages and page prefixes, ~1 MiB in all), and read into fresh memory every 4 KiB page of them
+//! faults once, is zeroed and is then copied over; mapped, they are the page cache's own pages,
+//! mapped 16 at a time on first touch (measured on the 2-core VM: a `pk_l5` point lookup, as a
+//! whole process, 5.1 → 4.7 ms, ~280 fewer page faults). Scans map the ranges of their small
+//! reads too; the benchmark tables' full reads stayed within noise. Network and user-space
+//! file systems (NFS, SMB, FUSE, ...) are read, not mapped: there a failed read of a mapped
+//! page, or a file removed by another host, would kill the process (SIGBUS) where a read
+//! returns an error.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -27,8 +31,9 @@ use bytes::Bytes;
 /// The most bytes one call reads on the calling task.
 pub(crate) const INLINE_READ_BYTES: u64 = 4 << 20;
 
-/// Ranges at least this long are mapped (on Unix): below, copying the few pages costs less than
-/// mapping and unmapping them.
+/// Ranges at least this long are mapped (on Linux): below, copying the few pages costs less
+/// than mapping and unmapping them.
+#[cfg(target_os = "linux")]
 const MAP_BYTES: u64 = 64 << 10;
 
 /// The whole file at `path`; `None` when it is not a small regular file that opens.
@@ -61,25 +66,46 @@ pub(crate) fn read_ranges(path: &Path, ranges: &[Range<u64>]) -> io::Result<Opti
         return Ok(None);
     }
     let mut out = Vec::with_capacity(ranges.len());
+    #[cfg(target_os = "linux")]
+    let mut maps: Option<bool> = None;
     for r in ranges {
         let want = r.end.min(len) - r.start;
-        let bytes = match usize::try_from(want) {
-            #[cfg(unix)]
-            Ok(n) if want >= MAP_BYTES => mapped(&file, r.start, n),
-            _ => None,
-        };
-        out.push(match bytes {
-            Some(b) => b,
-            None => read_at(&mut file, r.start, want)?,
-        });
+        #[cfg(target_os = "linux")]
+        if want >= MAP_BYTES && *maps.get_or_insert_with(|| on_local_disk(&file)) {
+            if let Some(b) = usize::try_from(want)
+                .ok()
+                .and_then(|n| mapped(&file, r.start, n))
+            {
+                out.push(b);
+                continue;
+            }
+        }
+        out.push(read_at(&mut file, r.start, want)?);
     }
     Ok(Some(out))
 }
 
+/// Whether `file` lies on a local disk (or memory) file system, whose pages a mapping may read:
+/// ext2/3/4, XFS, Btrfs, F2FS, ZFS, tmpfs, overlayfs (containers).
+#[cfg(target_os = "linux")]
+fn on_local_disk(file: &File) -> bool {
+    // linux/magic.h (ZFS: its own `ZFS_SUPER_MAGIC`).
+    const LOCAL: [i128; 7] = [
+        0xEF53,      // ext2, ext3, ext4
+        0x5846_5342, // XFS
+        0x9123_683E, // Btrfs
+        0xF2F5_2010, // F2FS
+        0x2FC1_2FC1, // ZFS
+        0x0102_1994, // tmpfs
+        0x794C_7630, // overlayfs
+    ];
+    rustix::fs::fstatfs(file).is_ok_and(|s| LOCAL.contains(&i128::from(s.f_type)))
+}
+
 /// `len` bytes of `file` from `start` (inside the file), mapped read-only; the mapping lives as
-/// long as the returned bytes or any slice of them. `None` when the file cannot be mapped (a
-/// file system without mappings): it is read instead.
-#[cfg(unix)]
+/// long as the returned bytes or any slice of them. `None` when the file cannot be mapped: it
+/// is read instead.
+#[cfg(target_os = "linux")]
 fn mapped(file: &File, start: u64, len: usize) -> Option<Bytes> {
     // SAFETY: a mapping is handed out as `&[u8]`, which is sound while the file's bytes in the
     // range do not change and the file is not cut short while it is mapped (an access past a
@@ -88,9 +114,11 @@ fn mapped(file: &File, start: u64, len: usize) -> Option<Bytes> {
     // name (through object_store, whose local store writes a staging file and renames it into
     // place, so even a replaced path gets a new inode), never opened for writing again, and
     // removed only by unlinking, which leaves a mapping of it intact. The range lies inside the
-    // file's length at open (`read_ranges` cut it there). A file changed in place by something
-    // outside Paimon breaks that contract; a read then sees the changed bytes, which the
-    // decoders check as any others, or dies of SIGBUS if the file was truncated meanwhile.
+    // file's length at open (`read_ranges` cut it there), on a local file system
+    // (`on_local_disk`), whose page cache serves mapped pages as it serves reads. A file
+    // changed in place by something outside Paimon breaks that contract; a read then sees the
+    // changed bytes, which the decoders check as any others, or dies of SIGBUS if the file was
+    // truncated meanwhile.
     let map = unsafe { memmap2::MmapOptions::new().offset(start).len(len).map(file) };
     map.ok().map(Bytes::from_owner)
 }
@@ -250,12 +278,33 @@ mod tests {
             assert_eq!(g.len(), w.len());
             assert!(g[..] == w[..]);
         }
+        // Long ranges were mapped where the file system is a local one: a mapping starts at a
+        // page, so the bytes keep their offset in it (an allocation would be aligned).
+        #[cfg(target_os = "linux")]
+        if on_local_disk(&File::open(&path).unwrap()) {
+            assert_eq!(got[2].as_ptr() as usize % 4096, 4_097 % 4096);
+            assert_eq!(got[3].as_ptr() as usize % 4096, 333_333 % 4096);
+        }
         // A Paimon file is removed by unlinking it: what was mapped stays readable.
         std::fs::remove_file(&path).unwrap();
         assert!(got[2][..] == data[4_097..300_001]);
         let slice = got[3].slice(10..20);
         drop(got);
         assert_eq!(slice, &data[333_343..333_353]);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn only_local_disk_files_are_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"x").unwrap();
+        // proc is not a file system to map; ext4 (the usual disk) is.
+        let file = File::open(&path).unwrap();
+        if i128::from(rustix::fs::fstatfs(&file).unwrap().f_type) == 0xEF53 {
+            assert!(on_local_disk(&file));
+        }
+        assert!(!on_local_disk(&File::open("/proc/self/stat").unwrap()));
     }
 
     #[test]
