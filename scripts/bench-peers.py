@@ -29,6 +29,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -99,6 +100,21 @@ def peer_libraries(py):
     return [f for d in out for f in glob.glob(os.path.join(d, "**", "*.so*"), recursive=True)]
 
 
+def warn_if_hot_functions_stale(binary):
+    """Says so when the binary no longer defines most of `crates/paimon-cli/hot-functions.txt`
+    (a compiler or dependency change renamed them): its lookups then run slower than they can
+    (`scripts/hot-functions.py` rewrites the list). Silent where `nm` is missing."""
+    check = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hot-functions.py")
+    try:
+        r = subprocess.run([sys.executable, check, binary, "--check"], capture_output=True,
+                           text=True)
+    except OSError:
+        return
+    if r.returncode != 0 and "listed functions" in r.stdout:
+        print(f"warning: hot-functions.txt is stale for this binary ({r.stdout.strip()}); "
+              "rerun scripts/hot-functions.py and rebuild", file=sys.stderr)
+
+
 def timed(cmd):
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -127,7 +143,9 @@ def main():
     a = ap.parse_args()
     wh = os.path.abspath(a.warehouse)
     only = set(a.only.split(","))
-    recache([shutil.which(a.paimon) or a.paimon] + peer_libraries(a.python))
+    binary = shutil.which(a.paimon) or a.paimon
+    warn_if_hot_functions_stale(binary)
+    recache([binary] + peer_libraries(a.python))
     if "point" in only:
         for t in ["pk_l0", "pk_l5"]:
             ours, theirs = [], []

@@ -25,7 +25,9 @@
 //!   places them first: ~180 fewer faults, a `pk_l5` lookup 5-13% faster as a whole process
 //!   (2-core VM). Only when a trial link of an empty program with the arguments succeeds
 //!   (GNU ld does not know them); `PAIMON_NO_HOT_FUNCTIONS` leaves them out. Names the linker
-//!   does not find (the list went stale with a compiler or dependency upgrade) are skipped.
+//!   does not find are skipped: the names carry rustc's hashes, which change with the compiler
+//!   and with a named crate's dependencies, so the list must be rewritten after such changes
+//!   (the README says how).
 
 use std::path::PathBuf;
 use std::process::Command;
