@@ -42,6 +42,13 @@ def text_symbols(binary):
             if len(parts) == 3 and parts[1] in "TtWw"}
 
 
+def linked_by_lld(binary):
+    """Whether the binary's `.comment` names LLD, the one linker that reads the list (the musl
+    build links with GNU ld)."""
+    out = subprocess.run(["readelf", "-p", ".comment", binary], capture_output=True, text=True)
+    return "Linker: LLD" in out.stdout
+
+
 def executed(binary, args, folder):
     out = os.path.join(folder, "callgrind.out")
     subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no",
@@ -62,6 +69,9 @@ def main():
     a = ap.parse_args()
     symbols = text_symbols(a.paimon)
     if a.check:
+        if not linked_by_lld(a.paimon):
+            print(f"{a.paimon} was not linked by LLD: the list does not apply to it")
+            return
         with open(a.output) as f:
             listed = [line.strip() for line in f if line.strip()]
         found = sum(name in symbols for name in listed)
