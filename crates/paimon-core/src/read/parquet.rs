@@ -609,7 +609,6 @@ pub(crate) fn row_selection(groups: &[RowRange], ranges: &[RowRange]) -> RowSele
 mod tests {
     use std::sync::Arc;
 
-    use crate::spec::row_range::RowRange;
     use arrow_array::{
         Array, BinaryArray, FixedSizeBinaryArray, Int32Array, RecordBatch, StringArray,
     };
@@ -621,6 +620,7 @@ mod tests {
 
     use super::view_metadata;
     use crate::read::test_files::{metadata, parquet_bytes};
+    use crate::spec::row_range::RowRange;
 
     #[test]
     fn byte_array_strings_and_binaries_of_the_read_decode_as_views() {

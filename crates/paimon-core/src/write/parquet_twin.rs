@@ -26,10 +26,9 @@ use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-
-use super::chunks::Chunks;
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
+use super::chunks::Chunks;
 use crate::{Error, Result};
 
 /// The two top-level columns written from one encoding: `key` (`_KEY_<k>`, encoded) and

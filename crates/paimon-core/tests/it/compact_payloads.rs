@@ -188,13 +188,9 @@ async fn payload_sorts_spill_under_the_given_dir() {
     // committed.
     let not_a_dir = scratch.path().join("not-a-dir");
     std::fs::write(&not_a_dir, b"x").unwrap();
-    let err = t
-        .compact()
-        .full(true)
-        .with_spill_dir(&not_a_dir)
-        .execute()
-        .await
-        .unwrap_err();
+    let compact_under =
+        |dir: &std::path::Path| t.compact().full(true).with_spill_dir(dir).execute();
+    let err = compact_under(&not_a_dir).await.unwrap_err();
     assert!(
         err.to_string().contains(not_a_dir.to_str().unwrap()),
         "{err}"
@@ -202,13 +198,7 @@ async fn payload_sorts_spill_under_the_given_dir() {
     assert_eq!(read(&t, true).await, before);
     let dir = scratch.path().join("spills");
     std::fs::create_dir(&dir).unwrap();
-    let report = t
-        .compact()
-        .full(true)
-        .with_spill_dir(&dir)
-        .execute()
-        .await
-        .unwrap();
+    let report = compact_under(&dir).await.unwrap();
     assert!(report.index_sort_spills >= 1, "{report:?}");
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "scratch dirs left: {left:?}");
